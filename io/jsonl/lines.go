@@ -1,0 +1,103 @@
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// ErrLineTooLong is the cause reported for a line longer than the limit.
+var ErrLineTooLong = errors.New("line too long")
+
+// DefaultMaxLineBytes is the default longest line a reader accepts.
+const DefaultMaxLineBytes = 512 << 20
+
+// LineReader reads newline-terminated lines of any length up to a limit.
+// Unlike bufio.Scanner it has no 64 KB ceiling: a longer line is assembled
+// in a growing buffer.
+type LineReader struct {
+	br      *bufio.Reader
+	max     int
+	long    []byte
+	line    int64
+	offset  int64
+	lastOff int64
+}
+
+// NewLineReader reads lines of at most max bytes from r.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	if max <= 0 {
+		max = DefaultMaxLineBytes
+	}
+	return &LineReader{br: bufio.NewReaderSize(r, 1<<20), max: max}
+}
+
+// Line returns the 1-based number of the line last returned by Next.
+func (l *LineReader) Line() int64 { return l.line }
+
+// Offset returns the byte offset of the start of the line last returned.
+func (l *LineReader) Offset() int64 { return l.lastOff }
+
+// Next returns the next line without its line terminator (\n or \r\n). The
+// slice is valid until the next call. At the end of input it returns io.EOF;
+// a final line without a newline is returned first. A line over the limit
+// is skipped to its end and reported as an error wrapping ErrLineTooLong,
+// with the returned slice holding its first bytes; reading may go on.
+func (l *LineReader) Next() ([]byte, error) {
+	l.lastOff = l.offset
+	l.line++
+	b, err := l.br.ReadSlice('\n')
+	if err == nil {
+		l.offset += int64(len(b))
+		return trimEOL(b), nil
+	}
+	if err != bufio.ErrBufferFull {
+		l.offset += int64(len(b))
+		if len(b) > 0 {
+			if err == io.EOF {
+				return trimEOL(b), nil
+			}
+			return trimEOL(b), err
+		}
+		l.line--
+		return nil, err
+	}
+	// A long line: gather it in l.long.
+	l.long = append(l.long[:0], b...)
+	l.offset += int64(len(b))
+	tooLong := false
+	for {
+		b, err = l.br.ReadSlice('\n')
+		l.offset += int64(len(b))
+		if !tooLong {
+			if len(l.long)+len(b) > l.max {
+				tooLong = true
+				keep := 1024 - len(l.long)
+				if keep > 0 {
+					l.long = append(l.long, b[:min(keep, len(b))]...)
+				}
+			} else {
+				l.long = append(l.long, b...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if tooLong {
+			if err == nil || err == io.EOF {
+				err = nil
+			}
+			return l.long[:min(len(l.long), 1024)], errors.Join(ErrLineTooLong, err)
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		return trimEOL(l.long), err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}

@@ -1,0 +1,70 @@
+package pqio
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Reader reads a Parquet file as record batches.
+type Reader struct {
+	path string
+	pf   *file.Reader
+	fr   *pqarrow.FileReader
+	rr   pqarrow.RecordReader
+}
+
+// Open opens the Parquet file at path; batchRows sizes the batches.
+func Open(mem memory.Allocator, path string, batchRows int) (*Reader, error) {
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, mem)
+	if err != nil {
+		pf.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Reader{path: path, pf: pf, fr: fr}, nil
+}
+
+// Schema returns the file's Arrow schema.
+func (r *Reader) Schema() (*arrow.Schema, error) { return r.fr.Schema() }
+
+// NumRows returns the number of rows the footer records.
+func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
+
+// File returns the low-level reader, for metadata.
+func (r *Reader) File() *file.Reader { return r.pf }
+
+// Next returns the next batch, or nil at the end. The caller releases it.
+func (r *Reader) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if r.rr == nil {
+		rr, err := r.fr.GetRecordReader(ctx, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.path, err)
+		}
+		r.rr = rr
+	}
+	if !r.rr.Next() {
+		if err := r.rr.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.path, err)
+		}
+		return nil, nil
+	}
+	rec := r.rr.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+// Close releases the reader.
+func (r *Reader) Close() error {
+	if r.rr != nil {
+		r.rr.Release()
+	}
+	return r.pf.Close()
+}

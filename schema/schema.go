@@ -1,0 +1,245 @@
+// Package schema describes the shape of a corpus's rows: a tree of typed
+// fields that inference widens as it sees rows, that a user can write in a
+// small JSON file, and that maps one to one onto an Arrow schema.
+//
+// Kinds widen as rows disagree: null gives way to anything, int widens to
+// float, and any other disagreement (a string here, an object there) makes
+// the field a JSON column that holds each value's JSON text, so no value is
+// ever lost to a type.
+package schema
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Kind is the type of a field.
+type Kind uint8
+
+// The kinds a field can have.
+const (
+	Null Kind = iota // seen only as null so far; written as a string column
+	Bool
+	Int
+	Float
+	String
+	JSON // mixed kinds: a string column of JSON texts
+	Struct
+	List
+)
+
+var kindNames = [...]string{"null", "bool", "int", "float", "string", "json", "struct", "list"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Type is a node of the schema tree. Struct types have Fields in order of
+// first appearance; List types have Elem.
+type Type struct {
+	Kind   Kind
+	Fields []Field
+	Elem   *Type
+}
+
+// Field is a named member of a struct type.
+type Field struct {
+	Name string
+	Type *Type
+}
+
+// ExtraField is the column that holds, as a JSON object, the members of a row
+// that the schema has no place for.
+const ExtraField = "_extra"
+
+// EncodingKey is the Arrow field metadata key that marks JSON columns.
+const EncodingKey = "sluice.encoding"
+
+// Scalar returns a type of a scalar kind.
+func Scalar(k Kind) *Type { return &Type{Kind: k} }
+
+// Field returns the field named name and its index, or nil and -1.
+func (t *Type) Field(name string) (*Field, int) {
+	for i := range t.Fields {
+		if t.Fields[i].Name == name {
+			return &t.Fields[i], i
+		}
+	}
+	return nil, -1
+}
+
+// Merge returns the narrowest type that holds values of both a and b. It
+// never modifies a or b.
+func Merge(a, b *Type) *Type {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case a.Kind == Null:
+		return b
+	case b.Kind == Null:
+		return a
+	case a.Kind == JSON || b.Kind == JSON:
+		return Scalar(JSON)
+	case a.Kind == b.Kind && a.Kind == Struct:
+		out := &Type{Kind: Struct, Fields: append([]Field(nil), a.Fields...)}
+		for _, f := range b.Fields {
+			if g, i := out.Field(f.Name); g != nil {
+				out.Fields[i] = Field{Name: f.Name, Type: Merge(g.Type, f.Type)}
+			} else {
+				out.Fields = append(out.Fields, f)
+			}
+		}
+		return out
+	case a.Kind == b.Kind && a.Kind == List:
+		return &Type{Kind: List, Elem: Merge(a.Elem, b.Elem)}
+	case a.Kind == b.Kind:
+		return a
+	case (a.Kind == Int && b.Kind == Float) || (a.Kind == Float && b.Kind == Int):
+		return Scalar(Float)
+	default:
+		return Scalar(JSON)
+	}
+}
+
+// Arrow returns the Arrow type of t.
+func (t *Type) Arrow() arrow.DataType {
+	switch t.Kind {
+	case Bool:
+		return arrow.FixedWidthTypes.Boolean
+	case Int:
+		return arrow.PrimitiveTypes.Int64
+	case Float:
+		return arrow.PrimitiveTypes.Float64
+	case Struct:
+		fields := make([]arrow.Field, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = f.Arrow()
+		}
+		return arrow.StructOf(fields...)
+	case List:
+		elem := t.Elem
+		if elem == nil {
+			elem = Scalar(Null)
+		}
+		return arrow.ListOfField(Field{Name: "element", Type: elem}.Arrow())
+	default: // Null, String, JSON
+		return arrow.BinaryTypes.String
+	}
+}
+
+// Arrow returns the nullable Arrow field of f; JSON columns carry
+// EncodingKey=json in their metadata.
+func (f Field) Arrow() arrow.Field {
+	af := arrow.Field{Name: f.Name, Type: f.Type.Arrow(), Nullable: true}
+	if f.Type.Kind == JSON {
+		af.Metadata = arrow.NewMetadata([]string{EncodingKey}, []string{"json"})
+	}
+	return af
+}
+
+// ArrowSchema returns the Arrow schema of the top-level struct t, with the
+// _extra column appended when withExtra is set.
+func (t *Type) ArrowSchema(withExtra bool) *arrow.Schema {
+	fields := make([]arrow.Field, 0, len(t.Fields)+1)
+	for _, f := range t.Fields {
+		fields = append(fields, f.Arrow())
+	}
+	if withExtra {
+		fields = append(fields, arrow.Field{Name: ExtraField, Type: arrow.BinaryTypes.String, Nullable: true,
+			Metadata: arrow.NewMetadata([]string{EncodingKey}, []string{"json"})})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// FromArrow maps an Arrow type back onto a schema type. Types without a
+// JSON counterpart (timestamps, decimals, binary...) are reported as errors
+// naming the field.
+func FromArrow(dt arrow.DataType, md arrow.Metadata, name string) (*Type, error) {
+	if i := md.FindKey(EncodingKey); i >= 0 && md.Values()[i] == "json" {
+		return Scalar(JSON), nil
+	}
+	switch dt := dt.(type) {
+	case *arrow.BooleanType:
+		return Scalar(Bool), nil
+	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
+		*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type:
+		return Scalar(Int), nil
+	case *arrow.Float16Type, *arrow.Float32Type, *arrow.Float64Type:
+		return Scalar(Float), nil
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
+		return Scalar(String), nil
+	case *arrow.NullType:
+		return Scalar(Null), nil
+	case *arrow.StructType:
+		out := &Type{Kind: Struct}
+		for _, f := range dt.Fields() {
+			ft, err := FromArrow(f.Type, f.Metadata, name+"."+f.Name)
+			if err != nil {
+				return nil, err
+			}
+			out.Fields = append(out.Fields, Field{Name: f.Name, Type: ft})
+		}
+		return out, nil
+	case arrow.ListLikeType:
+		ef := dt.ElemField()
+		et, err := FromArrow(ef.Type, ef.Metadata, name+"[]")
+		if err != nil {
+			return nil, err
+		}
+		return &Type{Kind: List, Elem: et}, nil
+	default:
+		return nil, fmt.Errorf("schema: field %q has Arrow type %s, which has no JSON form", name, dt)
+	}
+}
+
+// FromArrowSchema maps a whole Arrow schema onto a top-level struct type.
+// The _extra column, if present, is reported separately.
+func FromArrowSchema(s *arrow.Schema) (t *Type, hasExtra bool, err error) {
+	t = &Type{Kind: Struct}
+	for _, f := range s.Fields() {
+		if f.Name == ExtraField {
+			hasExtra = true
+			continue
+		}
+		ft, err := FromArrow(f.Type, f.Metadata, f.Name)
+		if err != nil {
+			return nil, false, err
+		}
+		t.Fields = append(t.Fields, Field{Name: f.Name, Type: ft})
+	}
+	return t, hasExtra, nil
+}
+
+// String renders t in the schema file format (see Parse).
+func (t *Type) String() string {
+	var b strings.Builder
+	t.write(&b)
+	return b.String()
+}
+
+func (t *Type) write(b *strings.Builder) {
+	switch t.Kind {
+	case Struct:
+		b.WriteByte('{')
+		for i, f := range t.Fields {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "%q: ", f.Name)
+			f.Type.write(b)
+		}
+		b.WriteByte('}')
+	case List:
+		b.WriteByte('[')
+		if t.Elem == nil {
+			b.WriteString(`"null"`)
+		} else {
+			t.Elem.write(b)
+		}
+		b.WriteByte(']')
+	default:
+		fmt.Fprintf(b, "%q", t.Kind.String())
+	}
+}
