@@ -93,3 +93,27 @@ func (d *Doc) Fits(t *schema.Type, i int32) bool {
 		return false
 	}
 }
+
+// HasDuplicateKeys reports whether any object in the tree under node i
+// names a member twice. Such members cannot all have a column; everything
+// else in a document fits the type that Infer gives it.
+func (d *Doc) HasDuplicateKeys(i int32) bool {
+	n := d.Node(i)
+	if n.Kind != KindObject && n.Kind != KindArray {
+		return false
+	}
+	kids := d.Children(i)
+	for j, c := range kids {
+		if n.Kind == KindObject {
+			for _, prev := range kids[:j] {
+				if string(d.Key(prev)) == string(d.Key(c)) {
+					return true
+				}
+			}
+		}
+		if d.HasDuplicateKeys(c) {
+			return true
+		}
+	}
+	return false
+}

@@ -70,6 +70,9 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
+	if e.Err == ErrMalformedJSON {
+		return fmt.Sprintf("malformed JSON: %s at byte %d", e.Msg, e.Offset)
+	}
 	return fmt.Sprintf("%s at byte %d", e.Msg, e.Offset)
 }
 

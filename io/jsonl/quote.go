@@ -67,3 +67,5 @@ func unsafeString(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+func unsafeSliceOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

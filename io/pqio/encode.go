@@ -37,14 +37,17 @@ func ParseCodec(s string) (Codec, error) {
 
 func (c Codec) String() string { return [...]string{"zstd", "snappy", "none"}[c] }
 
+// MarshalText writes the codec's name, as in manifests.
+func (c Codec) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
 // Options configure encoding.
 type Options struct {
-	Codec Codec
-	Level int // compression level; 0 means the codec's default
+	Codec Codec `json:"compression"`
+	Level int   `json:"compression_level,omitempty"` // 0 means the codec's default
 	// NoDictionary lists top-level string columns written without dictionary
 	// encoding: long, mostly distinct texts gain nothing from a dictionary
 	// and pay for building it.
-	NoDictionary []string
+	NoDictionary []string `json:"no_dictionary,omitempty"`
 }
 
 func (o Options) writerProps(mem memory.Allocator) *parquet.WriterProperties {

@@ -1,0 +1,118 @@
+// Package command is sluice's command line: one file per command, each a
+// thin adapter from flags to an options struct and a run function that the
+// tests call directly. Exit codes are decided in Main alone: 0 success, 1
+// the job failed, 2 bad usage.
+package command
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Version is the tool version recorded in manifests.
+const Version = "0.1.0"
+
+// Streams are a command's standard streams.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// usageError marks an error as the user's misuse of the command line
+// (exit code 2) rather than a failed job (exit code 1).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// jobError marks an error returned by a command's action once its
+// arguments were accepted.
+type jobError struct{ err error }
+
+func (j jobError) Error() string { return j.err.Error() }
+func (j jobError) Unwrap() error { return j.err }
+
+// action adapts a run function to urfave/cli and tags its errors.
+func action(run func(c *cli.Context) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		err := run(c)
+		var u usageError
+		if err == nil || errors.As(err, &u) {
+			return err
+		}
+		return jobError{err}
+	}
+}
+
+// NewApp returns the sluice command line.
+func NewApp(s Streams) *cli.App {
+	return &cli.App{
+		Name:    "sluice",
+		Usage:   "turn raw text corpora into clean, deduplicated, token-counted training datasets",
+		Version: Version,
+		Description: "sluice reads JSONL (plain, .gz, .zst) and Parquet as Arrow record batches and writes\n" +
+			"Parquet datasets that DuckDB, Polars, pyarrow and Spark read as they are, with a\n" +
+			"manifest.json that accounts for every input row.",
+		Reader:    s.In,
+		Writer:    s.Out,
+		ErrWriter: s.Err,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "how errors are printed on stderr: text (one line a problem) or json (one object a line)"},
+		},
+		Commands: []*cli.Command{
+			convertCommand(s),
+			inspectCommand(s),
+			demoCommand(s),
+		},
+		HideHelpCommand:      true,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError:         func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		EnableBashCompletion: false,
+	}
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string, in io.Reader, out, errw io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := NewApp(Streams{In: in, Out: out, Err: errw})
+	err := app.RunContext(ctx, interspersed(app, args))
+	if err == nil {
+		return 0
+	}
+	jsonLog := false
+	for i, a := range args {
+		if a == "--log-format=json" || (a == "--log-format" && i+1 < len(args) && args[i+1] == "json") {
+			jsonLog = true
+		}
+	}
+	printError(errw, err, jsonLog)
+	var j jobError
+	if errors.As(err, &j) {
+		return 1
+	}
+	return 2
+}
+
+func printError(w io.Writer, err error, jsonLog bool) {
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	if jsonLog {
+		b, _ := json.Marshal(map[string]string{"level": "error", "msg": msg})
+		fmt.Fprintln(w, string(b))
+		return
+	}
+	fmt.Fprintln(w, "sluice: error: "+msg)
+}

@@ -1,0 +1,81 @@
+package command
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// interspersed moves a command's flags in front of its positional
+// arguments, so `sluice convert in.jsonl -o out` works as users expect;
+// urfave/cli stops reading flags at the first positional argument. A "--"
+// ends the flags as usual.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") { // global flags
+		if takesValue(app.Flags, args[i]) {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return args
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil {
+		return args
+	}
+	// Walk down subcommands (e.g. `dedup exact`).
+	for i+1 < len(args) {
+		sub := cmd.Command(args[i+1])
+		if sub == nil {
+			break
+		}
+		cmd, i = sub, i+1
+	}
+	head := append([]string{}, args[:i+1]...)
+	var flags, positional []string
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if a == "--" {
+			positional = append(positional, rest[j+1:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			flags = append(flags, a)
+			if takesValue(cmd.Flags, a) && j+1 < len(rest) {
+				flags = append(flags, rest[j+1])
+				j++
+			}
+			continue
+		}
+		positional = append(positional, a)
+	}
+	out := append(head, flags...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out
+}
+
+// takesValue reports whether arg names a flag that needs a separate value.
+func takesValue(flags []cli.Flag, arg string) bool {
+	if strings.Contains(arg, "=") {
+		return false
+	}
+	name := strings.TrimLeft(arg, "-")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
+}

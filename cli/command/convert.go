@@ -1,0 +1,230 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/jsonl"
+	"github.com/sluice-data/sluice/io/pqio"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/schema"
+	"github.com/urfave/cli/v2"
+)
+
+// ConvertOptions are the flags of `sluice convert`.
+type ConvertOptions struct {
+	Output           string
+	Overwrite        bool
+	Workers          int
+	BatchRows        int
+	BatchBytes       string
+	InferRows        string
+	SchemaFile       string
+	Strict           bool
+	InvalidUTF8      string
+	MaxDepth         int
+	MaxLineBytes     string
+	TextField        string
+	IDField          string
+	Compression      string
+	CompressionLevel int
+	MaxFileRows      int64
+	MaxFileBytes     string
+	NoProgress       bool
+}
+
+func convertCommand(s Streams) *cli.Command {
+	o := &ConvertOptions{}
+	return &cli.Command{
+		Name:      "convert",
+		Usage:     "convert JSONL (plain, .gz, .zst) to Parquet and back, streaming, in parallel",
+		ArgsUsage: "IN... -o OUT",
+		Description: "IN are files, globs or directories (searched for .jsonl, .jsonl.gz, .jsonl.zst, .parquet).\n" +
+			"OUT ending in .parquet, .jsonl, .jsonl.gz or .jsonl.zst is one file (manifest and quarantine\n" +
+			"beside it); any other OUT is a dataset directory: OUT/data/part-NNNNN.parquet, OUT/quarantine.jsonl,\n" +
+			"OUT/manifest.json. Rows keep their input order whatever the number of workers. Lines that are not\n" +
+			"JSON objects go to the quarantine with file, line and error; members that do not fit the schema\n" +
+			"go to the _extra column (or the quarantine with --strict).",
+		Flags: append(inputFlags(o), outputFlags(o)...),
+		Action: action(func(c *cli.Context) error {
+			return runConvert(c.Context, o, c.Args().Slice(), os.Args, s)
+		}),
+	}
+}
+
+func inputFlags(o *ConvertOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
+			Usage: "goroutines that parse and encode batches (and the CPU cores used)"},
+		&cli.IntFlag{Name: "batch-rows", Value: 65536, Destination: &o.BatchRows,
+			Usage: "most rows in one record batch (and one Parquet row group)"},
+		&cli.StringFlag{Name: "batch-bytes", Value: "16MiB", Destination: &o.BatchBytes,
+			Usage: "a batch ends once its input lines reach this size (KB, MiB, GB... accepted)"},
+		&cli.StringFlag{Name: "infer-rows", Value: "10000", Destination: &o.InferRows,
+			Usage: "rows read to infer the schema, or 'all' for a full first pass (then no _extra column is needed)"},
+		&cli.StringFlag{Name: "schema", Destination: &o.SchemaFile,
+			Usage: "a schema file instead of inference (format in the README)"},
+		&cli.BoolFlag{Name: "strict", Destination: &o.Strict,
+			Usage: "quarantine rows with members the schema has no place for, instead of keeping them in _extra"},
+		&cli.StringFlag{Name: "invalid-utf8", Value: "repair", Destination: &o.InvalidUTF8,
+			Usage: "invalid UTF-8 inside strings: repair (replace with U+FFFD and count) or quarantine"},
+		&cli.IntFlag{Name: "max-depth", Value: jsonl.DefaultMaxDepth, Destination: &o.MaxDepth,
+			Usage: "deepest nesting of objects and arrays accepted; deeper lines are quarantined"},
+		&cli.StringFlag{Name: "max-line-bytes", Value: "512MiB", Destination: &o.MaxLineBytes,
+			Usage: "longest line accepted; longer lines are quarantined (their first KB kept)"},
+		&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField,
+			Usage: "the column holding the document text"},
+		&cli.StringFlag{Name: "id-field", Value: "id", Destination: &o.IDField,
+			Usage: "the column holding the document id"},
+		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
+			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
+	}
+}
+
+func outputFlags(o *ConvertOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &o.Output,
+			Usage: "output: a .parquet or .jsonl[.gz|.zst] file, or a dataset directory"},
+		&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
+			Usage: "replace an existing output (a directory only if it is a sluice dataset)"},
+		&cli.StringFlag{Name: "compression", Value: "zstd", Destination: &o.Compression,
+			Usage: "Parquet compression: zstd, snappy or none"},
+		&cli.IntFlag{Name: "compression-level", Value: 1, Destination: &o.CompressionLevel,
+			Usage: "zstd level: 1 fastest (default), 3 smaller files, up to 22"},
+		&cli.Int64Flag{Name: "max-file-rows", Value: 1_000_000, Destination: &o.MaxFileRows,
+			Usage: "dataset directories: start a new part file after this many rows"},
+		&cli.StringFlag{Name: "max-file-bytes", Value: "512MiB", Destination: &o.MaxFileBytes,
+			Usage: "dataset directories: start a new part file after this many bytes"},
+	}
+}
+
+// pipelineConfig checks the options and turns them into a pipeline
+// configuration; every problem found is reported at once.
+func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) {
+	var problems []string
+	bad := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	cfg := pipeline.Config{
+		Overwrite: o.Overwrite, Workers: o.Workers, BatchRows: o.BatchRows, Strict: o.Strict,
+		MaxDepth: o.MaxDepth, TextField: o.TextField, SchemaFile: o.SchemaFile,
+	}
+	if len(args) == 0 {
+		bad("no input given (IN... -o OUT)")
+	}
+	if o.Workers < 1 {
+		bad("--workers must be at least 1")
+	}
+	if o.BatchRows < 1 {
+		bad("--batch-rows must be at least 1")
+	}
+	if o.MaxDepth < 1 {
+		bad("--max-depth must be at least 1")
+	}
+	var err error
+	if cfg.BatchBytes, err = parseSize(o.BatchBytes); err != nil {
+		bad("--batch-bytes: %v", err)
+	}
+	if cfg.MaxLineBytes, err = parseSize(o.MaxLineBytes); err != nil {
+		bad("--max-line-bytes: %v", err)
+	}
+	maxFileBytes, err := parseSize(o.MaxFileBytes)
+	if err != nil {
+		bad("--max-file-bytes: %v", err)
+	}
+	if o.InferRows == "all" {
+		cfg.InferRows = pipeline.InferAll
+	} else if n, err := strconv.Atoi(o.InferRows); err != nil || n < 1 {
+		bad("--infer-rows must be a positive number or 'all', not %q", o.InferRows)
+	} else {
+		cfg.InferRows = n
+	}
+	switch o.InvalidUTF8 {
+	case "repair":
+		cfg.RepairUTF8 = true
+	case "quarantine":
+	default:
+		bad("--invalid-utf8 must be repair or quarantine, not %q", o.InvalidUTF8)
+	}
+	codec, err := pqio.ParseCodec(o.Compression)
+	if err != nil {
+		bad("--compression: %v", err)
+	}
+	if o.CompressionLevel < 1 || o.CompressionLevel > 22 {
+		bad("--compression-level must be between 1 and 22")
+	}
+	if len(problems) > 0 {
+		return cfg, usageError{fmt.Errorf("%s", strings.Join(problems, "; "))}
+	}
+	cfg.Target = dataset.ParseTarget(o.Output)
+	cfg.Output = dataset.Options{MaxFileRows: o.MaxFileRows, MaxFileBytes: int64(maxFileBytes),
+		Parquet: pqio.Options{Codec: codec, Level: o.CompressionLevel, NoDictionary: []string{o.TextField}}}
+	if codec != pqio.Zstd {
+		cfg.Output.Parquet.Level = 0
+	}
+	if o.SchemaFile != "" {
+		data, err := os.ReadFile(o.SchemaFile)
+		if err != nil {
+			return cfg, usagef("--schema: %v", err)
+		}
+		if cfg.Schema, err = schema.Parse(data); err != nil {
+			return cfg, usagef("--schema %s: %v", o.SchemaFile, err)
+		}
+	}
+	if cfg.Inputs, err = input.Expand(args); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func runConvert(ctx context.Context, o *ConvertOptions, args, command []string, s Streams) error {
+	cfg, err := o.pipelineConfig(args)
+	if err != nil {
+		return err
+	}
+	if cfg.Workers < runtime.NumCPU() {
+		// --workers bounds the cores used, not only the parsing goroutines.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
+	}
+	bar := newProgress(s.Err, !o.NoProgress, "converting")
+	cfg.Progress = bar.set
+	m, err := pipeline.Run(ctx, cfg, command, Version)
+	bar.finish()
+	if m != nil {
+		printSummary(s.Out, cfg.Target, m)
+	}
+	return err
+}
+
+func printSummary(w interface{ Write([]byte) (int, error) }, t dataset.Target, m *dataset.Manifest) {
+	var bytesIn, bytesOut int64
+	for _, in := range m.Inputs {
+		bytesIn += in.Bytes
+	}
+	for _, out := range m.Outputs {
+		bytesOut += out.Bytes
+	}
+	mbps := 0.0
+	if m.WallSecs > 0 {
+		mbps = float64(bytesIn) / 1e6 / m.WallSecs
+	}
+	fmt.Fprintf(w, "%d rows in from %d file(s) (%s): %d written, %d quarantined", m.Counts.RowsIn, len(m.Inputs), humanBytes(bytesIn), m.Counts.RowsOut, m.Counts.Quarantined)
+	if m.Counts.Removed > 0 {
+		fmt.Fprintf(w, ", %d removed", m.Counts.Removed)
+	}
+	if m.Counts.UTF8Repaired > 0 {
+		fmt.Fprintf(w, ", %d with invalid UTF-8 repaired", m.Counts.UTF8Repaired)
+	}
+	fmt.Fprintf(w, "\n%d file(s), %s, in %.2fs (%.1f MB/s)\n", len(m.Outputs), humanBytes(bytesOut), m.WallSecs, mbps)
+	fmt.Fprintf(w, "manifest: %s\n", t.SidePath("manifest.json"))
+	if q := m.Side["quarantine"]; q != "" && m.Counts.Quarantined > 0 {
+		fmt.Fprintf(w, "quarantine: %s\n", q)
+	}
+	for _, e := range m.Errors {
+		fmt.Fprintf(w, "input error: %s\n", e)
+	}
+}

@@ -1,0 +1,83 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Manifest is manifest.json: the provenance of a dataset and the proof
+// that every input row is accounted for (rows_in == rows_out + removed +
+// quarantined).
+type Manifest struct {
+	Tool     string            `json:"tool"`
+	Version  string            `json:"version"`
+	Command  []string          `json:"command"`
+	Options  any               `json:"options"`
+	Schema   json.RawMessage   `json:"schema"`
+	Inputs   []InputFile       `json:"inputs"`
+	Outputs  []OutputFile      `json:"outputs"`
+	Side     map[string]string `json:"side_outputs,omitempty"`
+	Stages   []StageCounts     `json:"stages,omitempty"`
+	Counts   Counts            `json:"counts"`
+	Errors   []string          `json:"errors,omitempty"`
+	Started  string            `json:"started"`
+	WallSecs float64           `json:"wall_seconds"`
+}
+
+// InputFile describes one input.
+type InputFile struct {
+	Path        string `json:"path"`
+	Format      string `json:"format"`
+	Compression string `json:"compression,omitempty"`
+	Bytes       int64  `json:"bytes"`
+	Hash        string `json:"xxhash64"`
+	Rows        int64  `json:"rows"`
+	Quarantined int64  `json:"quarantined"`
+	BlankLines  int64  `json:"blank_lines,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// StageCounts is what one pipeline stage did.
+type StageCounts struct {
+	Name    string           `json:"name"`
+	RowsIn  int64            `json:"rows_in"`
+	RowsOut int64            `json:"rows_out"`
+	Removed map[string]int64 `json:"removed,omitempty"`
+	Seconds float64          `json:"seconds"`
+}
+
+// Counts are the totals.
+type Counts struct {
+	RowsIn       int64 `json:"rows_in"`
+	RowsOut      int64 `json:"rows_out"`
+	Removed      int64 `json:"removed"`
+	Quarantined  int64 `json:"quarantined"`
+	UTF8Repaired int64 `json:"utf8_repaired"`
+	MissingText  int64 `json:"missing_text"`
+}
+
+// Check verifies that the counts add up.
+func (c Counts) Check() error {
+	if c.RowsIn != c.RowsOut+c.Removed+c.Quarantined {
+		return fmt.Errorf("manifest: rows do not add up: rows_in %d != rows_out %d + removed %d + quarantined %d",
+			c.RowsIn, c.RowsOut, c.Removed, c.Quarantined)
+	}
+	return nil
+}
+
+// WriteManifest writes m as indented JSON to path, atomically.
+func WriteManifest(path string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	af, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	if _, err := af.Write(append(b, '\n')); err != nil {
+		af.Abort()
+		return err
+	}
+	return af.Commit()
+}

@@ -1,0 +1,248 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/jsonl"
+	"github.com/sluice-data/sluice/io/pqio"
+)
+
+// Options configure a Writer.
+type Options struct {
+	MaxFileRows  int64        `json:"max_file_rows"`  // directory targets: roll to a new part file after this many rows
+	MaxFileBytes int64        `json:"max_file_bytes"` // directory targets: roll after this many bytes
+	Parquet      pqio.Options `json:"parquet"`
+}
+
+// Piece is one encoded batch, ready to be appended to an output file.
+type Piece struct {
+	Data []byte
+	Rows int64
+}
+
+// OutputFile describes one finished output file.
+type OutputFile struct {
+	Path  string `json:"path"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+	Hash  string `json:"xxhash64"`
+}
+
+// Writer writes the kept rows of a target. Encode may be called from many
+// goroutines at once; Write, Close and Abort from one, in batch order.
+type Writer struct {
+	target  Target
+	opts    Options
+	schema  *arrow.Schema
+	tmpl    []byte // empty Parquet file with the schema, for stitching
+	enc     *jsonl.Encoder
+	zenc    *zstd.Encoder
+	cur     *openFile
+	seq     int
+	outputs []OutputFile
+}
+
+type openFile struct {
+	af   *atomicFile
+	st   *pqio.Stitcher // Parquet only
+	rows int64
+	dir  bool
+}
+
+// NewWriter prepares to write batches of schema s to t; t.Prepare must
+// have been called.
+func NewWriter(mem memory.Allocator, t Target, s *arrow.Schema, opts Options) (*Writer, error) {
+	w := &Writer{target: t, opts: opts, schema: s}
+	if t.Kind == JSONLFile {
+		w.enc = jsonl.NewEncoder(s)
+		if t.Compression == input.Zstd {
+			z, err := zstd.NewWriter(nil)
+			if err != nil {
+				return nil, err
+			}
+			w.zenc = z
+		}
+		return w, nil
+	}
+	tmpl, err := pqio.EncodeEmpty(mem, s, opts.Parquet)
+	if err != nil {
+		return nil, err
+	}
+	w.tmpl = tmpl
+	return w, nil
+}
+
+// Encode turns rec into a piece. It is safe for concurrent use and does
+// not keep rec.
+func (w *Writer) Encode(mem memory.Allocator, rec arrow.RecordBatch) (Piece, error) {
+	p := Piece{Rows: rec.NumRows()}
+	if w.target.Kind != JSONLFile {
+		data, err := pqio.EncodePiece(mem, rec, w.opts.Parquet)
+		p.Data = data
+		return p, err
+	}
+	text := w.enc.AppendBatch(nil, rec)
+	switch w.target.Compression {
+	case input.Gzip: // concatenated gzip members form one valid gzip stream
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(text)
+		if err := zw.Close(); err != nil {
+			return p, err
+		}
+		p.Data = buf.Bytes()
+	case input.Zstd: // concatenated frames form one valid zstd stream
+		p.Data = w.zenc.EncodeAll(text, nil)
+	default:
+		p.Data = text
+	}
+	return p, nil
+}
+
+// Write appends p to the current output file, rolling to a new part file
+// first when the directory limits say so.
+func (w *Writer) Write(p Piece) error {
+	if w.cur != nil && w.cur.dir && w.cur.rows > 0 &&
+		((w.opts.MaxFileRows > 0 && w.cur.rows+p.Rows > w.opts.MaxFileRows) ||
+			(w.opts.MaxFileBytes > 0 && w.cur.af.n+int64(len(p.Data)) > w.opts.MaxFileBytes)) {
+		if err := w.closeFile(); err != nil {
+			return err
+		}
+	}
+	if w.cur == nil {
+		if err := w.openFile(); err != nil {
+			return err
+		}
+	}
+	w.cur.rows += p.Rows
+	if w.cur.st != nil {
+		return w.cur.st.Add(p.Data)
+	}
+	_, err := w.cur.af.Write(p.Data)
+	return err
+}
+
+func (w *Writer) openFile() error {
+	path := w.target.Path
+	dir := w.target.Kind == Directory
+	if dir {
+		path = filepath.Join(w.target.Path, "data", fmt.Sprintf("part-%05d.parquet", w.seq))
+		w.seq++
+	}
+	af, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	f := &openFile{af: af, dir: dir}
+	if w.target.Kind != JSONLFile {
+		if f.st, err = pqio.NewStitcher(af, w.tmpl); err != nil {
+			af.Abort()
+			return err
+		}
+	}
+	w.cur = f
+	return nil
+}
+
+func (w *Writer) closeFile() error {
+	f := w.cur
+	w.cur = nil
+	if f.st != nil {
+		if err := f.st.Close(); err != nil {
+			f.af.Abort()
+			return err
+		}
+	}
+	if err := f.af.Commit(); err != nil {
+		return err
+	}
+	w.outputs = append(w.outputs, OutputFile{Path: f.af.path, Rows: f.rows, Bytes: f.af.n, Hash: fmt.Sprintf("%016x", f.af.h.Sum64())})
+	return nil
+}
+
+// Close finishes the last file and returns every file written. A target
+// that received no rows still gets one (empty) file, so readers find the
+// schema.
+func (w *Writer) Close() ([]OutputFile, error) {
+	if w.cur == nil && len(w.outputs) == 0 {
+		if err := w.openFile(); err != nil {
+			return nil, err
+		}
+	}
+	if w.cur != nil {
+		if err := w.closeFile(); err != nil {
+			return nil, err
+		}
+	}
+	if w.zenc != nil {
+		w.zenc.Close()
+	}
+	return w.outputs, nil
+}
+
+// Abort removes the file being written.
+func (w *Writer) Abort() {
+	if w.cur != nil {
+		w.cur.af.Abort()
+		w.cur = nil
+	}
+}
+
+// atomicFile is written under a temporary name in the same directory and
+// renamed into place by Commit.
+type atomicFile struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+	h    *xxhash.Digest
+	n    int64
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), h: xxhash.New()}, nil
+}
+
+func (a *atomicFile) Write(p []byte) (int, error) {
+	n, err := a.bw.Write(p)
+	a.h.Write(p[:n])
+	a.n += int64(n)
+	return n, err
+}
+
+func (a *atomicFile) Commit() error {
+	if err := a.bw.Flush(); err != nil {
+		a.Abort()
+		return err
+	}
+	if err := a.f.Chmod(0o644); err != nil {
+		a.Abort()
+		return err
+	}
+	if err := a.f.Close(); err != nil {
+		os.Remove(a.f.Name())
+		return err
+	}
+	return os.Rename(a.f.Name(), a.path)
+}
+
+func (a *atomicFile) Abort() {
+	a.f.Close()
+	os.Remove(a.f.Name())
+}

@@ -1,0 +1,162 @@
+package jsonl
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/sluice-data/sluice/schema"
+)
+
+// Encoder writes record batches as JSON lines. Columns marked as JSON (see
+// schema.EncodingKey) are written as the JSON text they hold, and the
+// members of the _extra column are merged back into each row's object, so
+// JSONL → Parquet → JSONL gives back the values that went in.
+type Encoder struct {
+	cols     []colWriter
+	extraCol int
+}
+
+type colWriter struct {
+	name []byte // quoted name and colon
+	json bool
+}
+
+// NewEncoder returns an encoder for batches of schema s.
+func NewEncoder(s *arrow.Schema) *Encoder {
+	e := &Encoder{extraCol: -1}
+	for i, f := range s.Fields() {
+		if f.Name == schema.ExtraField {
+			e.extraCol = i
+		}
+		name := append(AppendQuoted(nil, []byte(f.Name)), ':')
+		e.cols = append(e.cols, colWriter{name: name, json: isJSONField(f)})
+	}
+	return e
+}
+
+func isJSONField(f arrow.Field) bool {
+	i := f.Metadata.FindKey(schema.EncodingKey)
+	return i >= 0 && f.Metadata.Values()[i] == "json"
+}
+
+// AppendBatch appends every row of rec to dst, one JSON object a line.
+func (e *Encoder) AppendBatch(dst []byte, rec arrow.RecordBatch) []byte {
+	cols := rec.Columns()
+	for row := 0; row < int(rec.NumRows()); row++ {
+		dst = append(dst, '{')
+		first := true
+		for i, c := range cols {
+			if i == e.extraCol {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, e.cols[i].name...)
+			dst = appendValue(dst, c, row, e.cols[i].json)
+		}
+		if e.extraCol >= 0 {
+			if x := cols[e.extraCol].(*array.String); x.IsValid(row) {
+				dst = appendMembers(dst, x.Value(row), !first)
+			}
+		}
+		dst = append(dst, '}', '\n')
+	}
+	return dst
+}
+
+// appendMembers appends the members of the JSON object text obj, with a
+// leading comma when needed.
+func appendMembers(dst []byte, obj string, comma bool) []byte {
+	// obj is "{...}" as the builder wrote it; strip the braces.
+	if len(obj) < 2 || obj == "{}" {
+		return dst
+	}
+	if comma {
+		dst = append(dst, ',')
+	}
+	return append(dst, obj[1:len(obj)-1]...)
+}
+
+func appendValue(dst []byte, arr arrow.Array, i int, rawJSON bool) []byte {
+	if arr.IsNull(i) {
+		return append(dst, "null"...)
+	}
+	switch a := arr.(type) {
+	case *array.String:
+		if rawJSON {
+			return append(dst, a.Value(i)...)
+		}
+		return AppendQuoted(dst, unsafeBytes(a.Value(i)))
+	case *array.LargeString:
+		return AppendQuoted(dst, unsafeBytes(a.Value(i)))
+	case *array.Int64:
+		return strconv.AppendInt(dst, a.Value(i), 10)
+	case *array.Int32:
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Float64:
+		return appendFloat(dst, a.Value(i))
+	case *array.Float32:
+		return appendFloat(dst, float64(a.Value(i)))
+	case *array.Boolean:
+		return strconv.AppendBool(dst, a.Value(i))
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		dst = append(dst, '{')
+		for j, f := range st.Fields() {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendQuoted(dst, []byte(f.Name))
+			dst = append(dst, ':')
+			dst = appendValue(dst, a.Field(j), i, isJSONField(f))
+		}
+		return append(dst, '}')
+	case array.ListLike:
+		start, end := a.ValueOffsets(i)
+		values := a.ListValues()
+		elemJSON := false
+		if lt, ok := a.DataType().(arrow.ListLikeType); ok {
+			elemJSON = isJSONField(lt.ElemField())
+		}
+		dst = append(dst, '[')
+		for j := start; j < end; j++ {
+			if j > start {
+				dst = append(dst, ',')
+			}
+			dst = appendValue(dst, values, int(j), elemJSON)
+		}
+		return append(dst, ']')
+	default:
+		// Other Arrow types only come from Parquet inputs; write their
+		// JSON form as arrow-go renders it.
+		return AppendQuoted(dst, []byte(arr.ValueStr(i)))
+	}
+}
+
+// appendFloat writes f so that it reads back as the same float64 and stays
+// a float (1.0, not 1). NaN and infinities, which JSON cannot hold, become
+// null.
+func appendFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'g', -1, 64)
+	for _, c := range dst[start:] {
+		if c == '.' || c == 'e' || c == 'E' {
+			return dst
+		}
+	}
+	return append(dst, '.', '0')
+}
+
+func unsafeBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafeSliceOf(s)
+}

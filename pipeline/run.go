@@ -1,0 +1,499 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/jsonl"
+	"github.com/sluice-data/sluice/io/pqio"
+	"github.com/sluice-data/sluice/schema"
+)
+
+// ErrPartialInput is returned when some input could not be read to its
+// end (a truncated or corrupt compressed stream). Everything readable was
+// written and the manifest lists the errors.
+var ErrPartialInput = errors.New("some input could not be read to its end")
+
+// InferAll asks Config.InferRows for a full first pass over the input.
+const InferAll = -1
+
+// Config is the effective configuration of a run. It is recorded in the
+// manifest as it is.
+type Config struct {
+	Inputs       []input.File     `json:"-"`
+	Target       dataset.Target   `json:"-"`
+	Overwrite    bool             `json:"overwrite"`
+	Workers      int              `json:"workers"`
+	BatchRows    int              `json:"batch_rows"`
+	BatchBytes   int              `json:"batch_bytes"`
+	InferRows    int              `json:"infer_rows"` // InferAll for a full pass
+	Schema       *schema.Type     `json:"-"`          // given schema, or nil to infer
+	SchemaFile   string           `json:"schema_file,omitempty"`
+	Strict       bool             `json:"strict"`
+	RepairUTF8   bool             `json:"repair_utf8"`
+	MaxDepth     int              `json:"max_depth"`
+	MaxLineBytes int              `json:"max_line_bytes"`
+	TextField    string           `json:"text_field"`
+	Output       dataset.Options  `json:"output"`
+	Stages       []Stage          `json:"-"`
+	Mem          memory.Allocator `json:"-"`
+	// Progress, if set, is called now and then with the input bytes read so
+	// far and the total.
+	Progress func(done, total int64) `json:"-"`
+}
+
+// Run reads the inputs, passes every batch through the stages, writes the
+// target and its side outputs, and returns the manifest it wrote. A run
+// that read only part of some input returns the manifest and an error
+// wrapping ErrPartialInput.
+func Run(ctx context.Context, cfg Config, command []string, version string) (*dataset.Manifest, error) {
+	start := time.Now()
+	if cfg.Mem == nil {
+		cfg.Mem = memory.DefaultAllocator
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if len(cfg.Inputs) == 0 {
+		return nil, input.ErrNoInput
+	}
+	var src source
+	var err error
+	if cfg.Inputs[0].Format == input.Parquet {
+		src, err = openParquetSource(cfg)
+	} else {
+		src, err = openJSONLSource(ctx, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+
+	outSchema := src.schema()
+	for _, st := range cfg.Stages {
+		if outSchema, err = st.OutputSchema(outSchema); err != nil {
+			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
+		}
+	}
+	if err := cfg.Target.Prepare(cfg.Overwrite); err != nil {
+		return nil, err
+	}
+	w, err := dataset.NewWriter(cfg.Mem, cfg.Target, outSchema, cfg.Output)
+	if err != nil {
+		return nil, err
+	}
+	q := dataset.NewQuarantine(cfg.Target.SidePath("quarantine.jsonl"), cfg.Target.Kind == dataset.Directory)
+
+	m := &dataset.Manifest{
+		Tool: "sluice", Version: version, Command: command, Options: cfg,
+		Schema: json.RawMessage(src.schemaText()), Started: start.UTC().Format(time.RFC3339),
+	}
+	stageCounts := make([]dataset.StageCounts, len(cfg.Stages))
+	for i, st := range cfg.Stages {
+		stageCounts[i].Name = st.Name()
+	}
+	quarantinedBy := make([]int64, len(cfg.Inputs))
+
+	err = columnar.OrderedMap(ctx, cfg.Workers,
+		src.next,
+		func(wi int, u unit) (*done, error) { return process(ctx, cfg, src, w, wi, u) },
+		func(d *done) error {
+			for _, b := range d.bad {
+				quarantinedBy[b.Ref.File]++
+				if err := q.Add(dataset.QuarantineEntry{File: cfg.Inputs[b.Ref.File].Path, Line: b.Ref.Line,
+					Offset: b.Ref.Offset, Err: b.Err.Error(), Raw: b.Raw}); err != nil {
+					return err
+				}
+			}
+			m.Counts.Quarantined += int64(len(d.bad))
+			m.Counts.RowsIn += d.rowsIn
+			m.Counts.UTF8Repaired += d.repaired
+			m.Counts.MissingText += d.missingText
+			for i, sc := range d.stages {
+				stageCounts[i].RowsIn += sc.RowsIn
+				stageCounts[i].RowsOut += sc.RowsOut
+				stageCounts[i].Seconds += sc.Seconds
+				for r, n := range sc.Removed {
+					if stageCounts[i].Removed == nil {
+						stageCounts[i].Removed = map[string]int64{}
+					}
+					stageCounts[i].Removed[r] += n
+					m.Counts.Removed += n
+				}
+			}
+			m.Counts.RowsOut += d.piece.Rows
+			return w.Write(d.piece)
+		},
+		nil,
+	)
+	if err != nil {
+		w.Abort()
+		q.Abort()
+		return nil, err
+	}
+	if m.Outputs, err = w.Close(); err != nil {
+		return nil, err
+	}
+	qpath, err := q.Close()
+	if err != nil {
+		return nil, err
+	}
+	if qpath != "" {
+		m.Side = map[string]string{"quarantine": qpath}
+	}
+	m.Stages = stageCounts
+	var partial []string
+	for i, st := range src.stats() {
+		in := dataset.InputFile{Path: cfg.Inputs[i].Path, Format: cfg.Inputs[i].Format.String(),
+			Bytes: st.Bytes, Hash: fmt.Sprintf("%016x", st.Hash), Rows: st.Lines,
+			Quarantined: quarantinedBy[i], BlankLines: st.BlankLines}
+		if cfg.Inputs[i].Format == input.JSONL {
+			in.Compression = cfg.Inputs[i].Compression.String()
+		}
+		if st.Err != nil {
+			in.Error = st.Err.Error()
+			partial = append(partial, st.Err.Error())
+		}
+		m.Inputs = append(m.Inputs, in)
+	}
+	m.Errors = partial
+	m.WallSecs = time.Since(start).Seconds()
+	if err := m.Counts.Check(); err != nil {
+		return m, err
+	}
+	if err := dataset.WriteManifest(cfg.Target.SidePath("manifest.json"), m); err != nil {
+		return m, err
+	}
+	if len(partial) > 0 {
+		return m, fmt.Errorf("%w: %s", ErrPartialInput, strings.Join(partial, "; "))
+	}
+	return m, nil
+}
+
+// unit is one batch's worth of input: a chunk of lines, or a batch read
+// from Parquet.
+type unit struct {
+	chunk *jsonl.Chunk
+	batch arrow.RecordBatch
+}
+
+// done is what a worker made of one unit.
+type done struct {
+	piece       dataset.Piece
+	bad         []jsonl.BadLine
+	rowsIn      int64
+	repaired    int64
+	missingText int64
+	stages      []dataset.StageCounts
+}
+
+func process(ctx context.Context, cfg Config, src source, w *dataset.Writer, wi int, u unit) (*done, error) {
+	d := &done{}
+	rec := u.batch
+	if u.chunk != nil {
+		dec := src.decoder(wi)
+		r := dec.Decode(u.chunk)
+		rec, d.bad, d.repaired = r.Batch, r.Bad, r.Repaired
+		d.rowsIn = int64(u.chunk.Len())
+	} else {
+		d.rowsIn = rec.NumRows()
+	}
+	d.missingText = missingText(rec, cfg.TextField)
+	d.stages = make([]dataset.StageCounts, len(cfg.Stages))
+	for i, st := range cfg.Stages {
+		t0 := time.Now()
+		res, err := st.Process(ctx, cfg.Mem, rec)
+		rec.Release()
+		if err != nil {
+			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
+		}
+		if res.Removed != nil {
+			res.Removed.Release() // removed/ output arrives with the first filtering stage
+		}
+		d.stages[i] = dataset.StageCounts{Name: st.Name(), RowsIn: d.rowsIn, RowsOut: res.Kept.NumRows(),
+			Removed: res.RemovedBy, Seconds: time.Since(t0).Seconds()}
+		rec = res.Kept
+	}
+	piece, err := w.Encode(cfg.Mem, rec)
+	rec.Release()
+	if err != nil {
+		return nil, err
+	}
+	d.piece = piece
+	return d, nil
+}
+
+func missingText(rec arrow.RecordBatch, field string) int64 {
+	idx := rec.Schema().FieldIndices(field)
+	if len(idx) == 0 {
+		return rec.NumRows()
+	}
+	return int64(rec.Column(idx[0]).NullN())
+}
+
+// source produces the units of a run.
+type source interface {
+	schema() *arrow.Schema
+	schemaText() string
+	next() (unit, bool, error)
+	decoder(worker int) *jsonl.Decoder
+	stats() []jsonl.FileStat
+	close()
+}
+
+// jsonlSource reads JSONL inputs as chunks, replaying the chunks that
+// schema inference read first.
+type jsonlSource struct {
+	cfg      Config
+	typ      *schema.Type
+	s        *arrow.Schema
+	opts     jsonl.DecodeOptions
+	reader   *jsonl.ChunkReader
+	buffered []*jsonl.Chunk
+	decs     []*jsonl.Decoder
+}
+
+func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
+	copts := jsonl.ChunkOptions{Rows: cfg.BatchRows, Bytes: cfg.BatchBytes, MaxLineBytes: cfg.MaxLineBytes}
+	src := &jsonlSource{cfg: cfg, reader: jsonl.NewChunkReader(cfg.Inputs, copts)}
+	typ, withExtra := cfg.Schema, !cfg.Strict
+	if typ == nil {
+		var inf *inference
+		var err error
+		complete := true
+		if cfg.InferRows == InferAll {
+			inf, err = inferAll(ctx, cfg, copts)
+		} else {
+			inf, src.buffered, complete, err = inferPrefix(src.reader, cfg)
+		}
+		if err != nil {
+			return nil, err
+		}
+		typ = inf.typ
+		// A schema inferred from every row has a column for every member,
+		// except the second of two members with the same name.
+		withExtra = withExtra && (!complete || inf.dupes)
+	}
+	if len(typ.Fields) == 0 && !withExtra {
+		// Nothing to learn a schema from (empty input): keep the text column.
+		typ = &schema.Type{Kind: schema.Struct, Fields: []schema.Field{{Name: cfg.TextField, Type: schema.Scalar(schema.String)}}}
+	}
+	src.typ = typ
+	src.opts = jsonl.DecodeOptions{Schema: typ, WithExtra: withExtra, Strict: cfg.Strict,
+		RepairUTF8: cfg.RepairUTF8, MaxDepth: cfg.MaxDepth}
+	src.s = typ.ArrowSchema(withExtra && !cfg.Strict)
+	src.decs = make([]*jsonl.Decoder, cfg.Workers)
+	for i := range src.decs {
+		src.decs[i] = jsonl.NewDecoder(cfg.Mem, src.opts)
+	}
+	if cfg.Progress != nil {
+		var total int64
+		for _, f := range cfg.Inputs {
+			total += f.Size
+		}
+		src.reader.Progress = func(done int64) { cfg.Progress(done, total) }
+	}
+	return src, nil
+}
+
+// inferPrefix reads chunks until it has seen cfg.InferRows lines and
+// infers the schema from them. complete reports that the chunks hold the
+// whole input.
+func inferPrefix(r *jsonl.ChunkReader, cfg Config) (*inference, []*jsonl.Chunk, bool, error) {
+	inf := newInference(cfg.MaxDepth)
+	var chunks []*jsonl.Chunk
+	seen := 0
+	for seen < cfg.InferRows {
+		c, err := r.Next()
+		if err == io.EOF {
+			return inf, chunks, true, nil
+		}
+		if err != nil {
+			return nil, nil, false, err
+		}
+		chunks = append(chunks, c)
+		for i := 0; i < c.Len() && seen < cfg.InferRows; i++ {
+			seen++
+			inf.observe(c, i)
+		}
+	}
+	return inf, chunks, false, nil
+}
+
+// inferAll reads every input once to infer the schema.
+func inferAll(ctx context.Context, cfg Config, copts jsonl.ChunkOptions) (*inference, error) {
+	r := jsonl.NewChunkReader(cfg.Inputs, copts)
+	inf := newInference(cfg.MaxDepth)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := r.Next()
+		if err == io.EOF {
+			return inf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < c.Len(); i++ {
+			inf.observe(c, i)
+		}
+	}
+}
+
+// inference accumulates the schema of the rows it observes.
+type inference struct {
+	doc   jsonl.Doc
+	typ   *schema.Type
+	dupes bool // some row names a member twice, so the _extra column is needed
+}
+
+func newInference(maxDepth int) *inference {
+	inf := &inference{typ: &schema.Type{Kind: schema.Struct}}
+	inf.doc.MaxDepth = maxDepth
+	return inf
+}
+
+func (inf *inference) observe(c *jsonl.Chunk, i int) {
+	if c.Refs[i].Err != nil {
+		return
+	}
+	root, err := inf.doc.Parse(c.Line(i))
+	if err != nil || inf.doc.Node(root).Kind != jsonl.KindObject {
+		return // the decoder quarantines it
+	}
+	inf.typ = schema.Merge(inf.typ, inf.doc.Infer(root))
+	if !inf.dupes && inf.doc.HasDuplicateKeys(root) {
+		inf.dupes = true
+	}
+}
+
+func (s *jsonlSource) schema() *arrow.Schema        { return s.s }
+func (s *jsonlSource) schemaText() string           { return s.typ.String() }
+func (s *jsonlSource) decoder(w int) *jsonl.Decoder { return s.decs[w] }
+func (s *jsonlSource) stats() []jsonl.FileStat      { return s.reader.Stats() }
+func (s *jsonlSource) close() {
+	for _, d := range s.decs {
+		d.Release()
+	}
+}
+
+func (s *jsonlSource) next() (unit, bool, error) {
+	if len(s.buffered) > 0 {
+		c := s.buffered[0]
+		s.buffered[0] = nil
+		s.buffered = s.buffered[1:]
+		return unit{chunk: c}, false, nil
+	}
+	c, err := s.reader.Next()
+	if err == io.EOF {
+		return unit{}, true, nil
+	}
+	if err != nil {
+		return unit{}, false, err
+	}
+	return unit{chunk: c}, false, nil
+}
+
+// parquetSource reads Parquet inputs batch by batch.
+type parquetSource struct {
+	cfg Config
+	s   *arrow.Schema
+	typ string
+	fi  int
+	cur *pqio.Reader
+	st  []jsonl.FileStat
+}
+
+func openParquetSource(cfg Config) (*parquetSource, error) {
+	src := &parquetSource{cfg: cfg, st: make([]jsonl.FileStat, len(cfg.Inputs))}
+	for i, f := range cfg.Inputs {
+		if f.Format != input.Parquet {
+			return nil, fmt.Errorf("%s: cannot mix JSONL and Parquet inputs in one run", f.Path)
+		}
+		r, err := pqio.Open(cfg.Mem, f.Path, cfg.BatchRows)
+		if err != nil {
+			return nil, err
+		}
+		s, err := r.Schema()
+		r.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if i == 0 {
+			src.s = s
+		} else if !s.Equal(src.s) {
+			return nil, fmt.Errorf("%s: schema differs from %s's:\n%s\nvs\n%s", f.Path, cfg.Inputs[0].Path, s, src.s)
+		}
+		src.st[i].File = f
+	}
+	if t, _, err := schema.FromArrowSchema(src.s); err == nil {
+		src.typ = t.String()
+	} else {
+		src.typ = strconv.Quote(src.s.String())
+	}
+	return src, nil
+}
+
+func (s *parquetSource) schema() *arrow.Schema      { return s.s }
+func (s *parquetSource) schemaText() string         { return s.typ }
+func (s *parquetSource) decoder(int) *jsonl.Decoder { return nil }
+func (s *parquetSource) stats() []jsonl.FileStat    { return s.st }
+
+func (s *parquetSource) next() (unit, bool, error) {
+	for s.fi < len(s.cfg.Inputs) {
+		f := s.cfg.Inputs[s.fi]
+		if s.cur == nil {
+			r, err := pqio.Open(s.cfg.Mem, f.Path, s.cfg.BatchRows)
+			if err != nil {
+				return unit{}, false, err
+			}
+			s.cur = r
+		}
+		rec, err := s.cur.Next(context.Background())
+		if err != nil {
+			return unit{}, false, err
+		}
+		if rec != nil {
+			s.st[s.fi].Lines += rec.NumRows()
+			return unit{batch: rec}, false, nil
+		}
+		s.cur.Close()
+		s.cur = nil
+		h, err := input.HashFile(f.Path)
+		if err != nil {
+			return unit{}, false, err
+		}
+		s.st[s.fi].Bytes, s.st[s.fi].Hash = f.Size, h
+		s.fi++
+		if s.cfg.Progress != nil {
+			var done, total int64
+			for i, in := range s.cfg.Inputs {
+				total += in.Size
+				if i < s.fi {
+					done += in.Size
+				}
+			}
+			s.cfg.Progress(done, total)
+		}
+	}
+	return unit{}, true, nil
+}
+
+func (s *parquetSource) close() {
+	if s.cur != nil {
+		s.cur.Close()
+	}
+}
