@@ -281,11 +281,12 @@ func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
 		if err != nil {
 			return nil, err
 		}
-		typ = inf.typ
+		typ = schema.Finalize(inf.typ)
 		// A schema inferred from every row has a column for every member,
 		// except the second of two members with the same name.
 		withExtra = withExtra && (!complete || inf.dupes)
 	}
+	typ = schema.Finalize(typ)
 	if len(typ.Fields) == 0 && !withExtra {
 		// Nothing to learn a schema from (empty input): keep the text column.
 		typ = &schema.Type{Kind: schema.Struct, Fields: []schema.Field{{Name: cfg.TextField, Type: schema.Scalar(schema.String)}}}

@@ -167,7 +167,7 @@ const roundTripSource = `{"id":"a","text":"plain ascii","n":1,"f":1.5,"ok":true,
 {"id":"c","text":null,"n":-9223372036854775808,"f":1e300,"meta":null,"list":[]}
 {"id":"d","n":9223372036854775807,"f":2.5e-300,"mixed":"a string"}
 {"id":"e","text":"","mixed":42,"meta":{"source":"forum","year":null,"tags":["only"]}}
-{"id":"f","text":"nested deep","mixed":{"x":[1,2,{"y":null}]},"deep":{"a":{"b":{"c":{"d":[[1,2],[3]]}}}}}
+{"id":"f","text":"nested deep","mixed":{"x":[1,2,{"y":null}]},"ml":[1,"a",[2]],"meta":{"source":"x","year":1,"tags":[],"odd":[{},{"k":1}]},"deep":{"a":{"b":{"c":{"d":[[1,2],[3]]}}}}}
 {"id":"g","text":"dup keys","dup":1,"dup":2}
 `
 

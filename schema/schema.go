@@ -9,6 +9,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -139,25 +140,76 @@ func (f Field) Arrow() arrow.Field {
 	return af
 }
 
+// JSONPathsKey is the Arrow schema metadata key that lists the paths of
+// JSON columns at any depth, as a JSON array of strings: "a" for a
+// top-level column, "a.b" for a struct member, "a[]" for list elements.
+// Unlike field metadata, schema metadata survives every Parquet reader.
+const JSONPathsKey = "sluice.json_paths"
+
 // ArrowSchema returns the Arrow schema of the top-level struct t, with the
 // _extra column appended when withExtra is set.
 func (t *Type) ArrowSchema(withExtra bool) *arrow.Schema {
 	fields := make([]arrow.Field, 0, len(t.Fields)+1)
+	var paths []string
 	for _, f := range t.Fields {
 		fields = append(fields, f.Arrow())
+		paths = f.Type.jsonPaths(f.Name, paths)
 	}
 	if withExtra {
 		fields = append(fields, arrow.Field{Name: ExtraField, Type: arrow.BinaryTypes.String, Nullable: true,
 			Metadata: arrow.NewMetadata([]string{EncodingKey}, []string{"json"})})
+		paths = append(paths, ExtraField)
 	}
-	return arrow.NewSchema(fields, nil)
+	if len(paths) == 0 {
+		return arrow.NewSchema(fields, nil)
+	}
+	b, _ := json.Marshal(paths)
+	md := arrow.NewMetadata([]string{JSONPathsKey}, []string{string(b)})
+	return arrow.NewSchema(fields, &md)
 }
 
-// FromArrow maps an Arrow type back onto a schema type. Types without a
+func (t *Type) jsonPaths(path string, acc []string) []string {
+	switch t.Kind {
+	case JSON:
+		return append(acc, path)
+	case List:
+		if t.Elem != nil {
+			return t.Elem.jsonPaths(path+"[]", acc)
+		}
+	case Struct:
+		for _, f := range t.Fields {
+			acc = f.Type.jsonPaths(path+"."+f.Name, acc)
+		}
+	}
+	return acc
+}
+
+// JSONPaths returns the set of JSON column paths recorded in s's metadata.
+func JSONPaths(s *arrow.Schema) map[string]bool {
+	out := map[string]bool{}
+	md := s.Metadata()
+	if i := md.FindKey(JSONPathsKey); i >= 0 {
+		var paths []string
+		if json.Unmarshal([]byte(md.Values()[i]), &paths) == nil {
+			for _, p := range paths {
+				out[p] = true
+			}
+		}
+	}
+	for _, f := range s.Fields() {
+		if i := f.Metadata.FindKey(EncodingKey); i >= 0 && f.Metadata.Values()[i] == "json" {
+			out[f.Name] = true
+		}
+	}
+	return out
+}
+
+// FromArrow maps an Arrow type back onto a schema type; path is the
+// column's path and jsonPaths the set JSONPaths returns. Types without a
 // JSON counterpart (timestamps, decimals, binary...) are reported as errors
 // naming the field.
-func FromArrow(dt arrow.DataType, md arrow.Metadata, name string) (*Type, error) {
-	if i := md.FindKey(EncodingKey); i >= 0 && md.Values()[i] == "json" {
+func FromArrow(dt arrow.DataType, path string, jsonPaths map[string]bool) (*Type, error) {
+	if jsonPaths[path] {
 		return Scalar(JSON), nil
 	}
 	switch dt := dt.(type) {
@@ -175,7 +227,7 @@ func FromArrow(dt arrow.DataType, md arrow.Metadata, name string) (*Type, error)
 	case *arrow.StructType:
 		out := &Type{Kind: Struct}
 		for _, f := range dt.Fields() {
-			ft, err := FromArrow(f.Type, f.Metadata, name+"."+f.Name)
+			ft, err := FromArrow(f.Type, path+"."+f.Name, jsonPaths)
 			if err != nil {
 				return nil, err
 			}
@@ -183,14 +235,13 @@ func FromArrow(dt arrow.DataType, md arrow.Metadata, name string) (*Type, error)
 		}
 		return out, nil
 	case arrow.ListLikeType:
-		ef := dt.ElemField()
-		et, err := FromArrow(ef.Type, ef.Metadata, name+"[]")
+		et, err := FromArrow(dt.ElemField().Type, path+"[]", jsonPaths)
 		if err != nil {
 			return nil, err
 		}
 		return &Type{Kind: List, Elem: et}, nil
 	default:
-		return nil, fmt.Errorf("schema: field %q has Arrow type %s, which has no JSON form", name, dt)
+		return nil, fmt.Errorf("schema: field %q has Arrow type %s, which has no JSON form", path, dt)
 	}
 }
 
@@ -198,12 +249,13 @@ func FromArrow(dt arrow.DataType, md arrow.Metadata, name string) (*Type, error)
 // The _extra column, if present, is reported separately.
 func FromArrowSchema(s *arrow.Schema) (t *Type, hasExtra bool, err error) {
 	t = &Type{Kind: Struct}
+	paths := JSONPaths(s)
 	for _, f := range s.Fields() {
 		if f.Name == ExtraField {
 			hasExtra = true
 			continue
 		}
-		ft, err := FromArrow(f.Type, f.Metadata, f.Name)
+		ft, err := FromArrow(f.Type, f.Name, paths)
 		if err != nil {
 			return nil, false, err
 		}
@@ -242,4 +294,25 @@ func (t *Type) write(b *strings.Builder) {
 	default:
 		fmt.Fprintf(b, "%q", t.Kind.String())
 	}
+}
+
+// Finalize returns t ready to be stored: nested structs with no fields
+// (only empty objects were seen) become JSON columns, since Parquet has no
+// empty groups. The top-level struct is kept as it is.
+func Finalize(t *Type) *Type {
+	out := &Type{Kind: t.Kind, Elem: t.Elem}
+	if t.Elem != nil {
+		out.Elem = finalize(t.Elem)
+	}
+	for _, f := range t.Fields {
+		out.Fields = append(out.Fields, Field{Name: f.Name, Type: finalize(f.Type)})
+	}
+	return out
+}
+
+func finalize(t *Type) *Type {
+	if t.Kind == Struct && len(t.Fields) == 0 {
+		return Scalar(JSON)
+	}
+	return Finalize(t)
 }

@@ -14,31 +14,44 @@ import (
 // members of the _extra column are merged back into each row's object, so
 // JSONL → Parquet → JSONL gives back the values that went in.
 type Encoder struct {
-	cols     []colWriter
+	cols     []plan
 	extraCol int
 }
 
-type colWriter struct {
-	name []byte // quoted name and colon
-	json bool
+// plan says how to write the values of one column, mirroring its type:
+// JSON columns are written as the text they hold.
+type plan struct {
+	name   []byte // quoted member name and colon
+	json   bool
+	fields []plan // struct members
+	elem   *plan  // list elements
 }
 
 // NewEncoder returns an encoder for batches of schema s.
 func NewEncoder(s *arrow.Schema) *Encoder {
 	e := &Encoder{extraCol: -1}
+	paths := schema.JSONPaths(s)
 	for i, f := range s.Fields() {
 		if f.Name == schema.ExtraField {
 			e.extraCol = i
 		}
-		name := append(AppendQuoted(nil, []byte(f.Name)), ':')
-		e.cols = append(e.cols, colWriter{name: name, json: isJSONField(f)})
+		e.cols = append(e.cols, makePlan(f, f.Name, paths))
 	}
 	return e
 }
 
-func isJSONField(f arrow.Field) bool {
-	i := f.Metadata.FindKey(schema.EncodingKey)
-	return i >= 0 && f.Metadata.Values()[i] == "json"
+func makePlan(f arrow.Field, path string, jsonPaths map[string]bool) plan {
+	p := plan{name: append(AppendQuoted(nil, []byte(f.Name)), ':'), json: jsonPaths[path]}
+	switch dt := f.Type.(type) {
+	case *arrow.StructType:
+		for _, c := range dt.Fields() {
+			p.fields = append(p.fields, makePlan(c, path+"."+c.Name, jsonPaths))
+		}
+	case arrow.ListLikeType:
+		elem := makePlan(dt.ElemField(), path+"[]", jsonPaths)
+		p.elem = &elem
+	}
+	return p
 }
 
 // AppendBatch appends every row of rec to dst, one JSON object a line.
@@ -56,7 +69,7 @@ func (e *Encoder) AppendBatch(dst []byte, rec arrow.RecordBatch) []byte {
 			}
 			first = false
 			dst = append(dst, e.cols[i].name...)
-			dst = appendValue(dst, c, row, e.cols[i].json)
+			dst = appendValue(dst, c, row, &e.cols[i])
 		}
 		if e.extraCol >= 0 {
 			if x := cols[e.extraCol].(*array.String); x.IsValid(row) {
@@ -81,13 +94,13 @@ func appendMembers(dst []byte, obj string, comma bool) []byte {
 	return append(dst, obj[1:len(obj)-1]...)
 }
 
-func appendValue(dst []byte, arr arrow.Array, i int, rawJSON bool) []byte {
+func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
 	if arr.IsNull(i) {
 		return append(dst, "null"...)
 	}
 	switch a := arr.(type) {
 	case *array.String:
-		if rawJSON {
+		if p.json {
 			return append(dst, a.Value(i)...)
 		}
 		return AppendQuoted(dst, unsafeBytes(a.Value(i)))
@@ -104,30 +117,24 @@ func appendValue(dst []byte, arr arrow.Array, i int, rawJSON bool) []byte {
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Struct:
-		st := a.DataType().(*arrow.StructType)
 		dst = append(dst, '{')
-		for j, f := range st.Fields() {
+		for j := range p.fields {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, []byte(f.Name))
-			dst = append(dst, ':')
-			dst = appendValue(dst, a.Field(j), i, isJSONField(f))
+			dst = append(dst, p.fields[j].name...)
+			dst = appendValue(dst, a.Field(j), i, &p.fields[j])
 		}
 		return append(dst, '}')
 	case array.ListLike:
 		start, end := a.ValueOffsets(i)
 		values := a.ListValues()
-		elemJSON := false
-		if lt, ok := a.DataType().(arrow.ListLikeType); ok {
-			elemJSON = isJSONField(lt.ElemField())
-		}
 		dst = append(dst, '[')
 		for j := start; j < end; j++ {
 			if j > start {
 				dst = append(dst, ',')
 			}
-			dst = appendValue(dst, values, int(j), elemJSON)
+			dst = appendValue(dst, values, int(j), p.elem)
 		}
 		return append(dst, ']')
 	default:

@@ -48,6 +48,8 @@ type Options struct {
 	// encoding: long, mostly distinct texts gain nothing from a dictionary
 	// and pay for building it.
 	NoDictionary []string `json:"no_dictionary,omitempty"`
+	// PageBytes is the target size of a data page; 0 means 1 MiB.
+	PageBytes int64 `json:"page_bytes,omitempty"`
 }
 
 func (o Options) writerProps(mem memory.Allocator) *parquet.WriterProperties {
@@ -66,6 +68,9 @@ func (o Options) writerProps(mem memory.Allocator) *parquet.WriterProperties {
 		parquet.WithMaxRowGroupLength(1 << 40),
 		parquet.WithStats(true),
 		parquet.WithMaxStatsSize(4096),
+	}
+	if o.PageBytes > 0 {
+		props = append(props, parquet.WithDataPageSize(o.PageBytes))
 	}
 	if o.Level != 0 {
 		props = append(props, parquet.WithCompressionLevel(o.Level))

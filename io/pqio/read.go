@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -57,6 +58,14 @@ func (r *Reader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, nil
 	}
 	rec := r.rr.RecordBatch()
+	s, err := r.fr.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.path, err)
+	}
+	if s.Metadata().Len() > 0 && rec.Schema().Metadata().Len() == 0 {
+		// The record reader drops the schema metadata; put it back.
+		return array.NewRecordBatch(s, rec.Columns(), rec.NumRows()), nil
+	}
 	rec.Retain()
 	return rec, nil
 }
