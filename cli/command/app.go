@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -71,6 +72,21 @@ func NewApp(s Streams) *cli.App {
 		ErrWriter: s.Err,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "how errors are printed on stderr: text (one line a problem) or json (one object a line)"},
+			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a Go CPU profile to this file"},
+		},
+		Before: func(c *cli.Context) error {
+			if path := c.String("cpuprofile"); path != "" {
+				f, err := os.Create(path)
+				if err != nil {
+					return err
+				}
+				return pprof.StartCPUProfile(f)
+			}
+			return nil
+		},
+		After: func(c *cli.Context) error {
+			pprof.StopCPUProfile()
+			return nil
 		},
 		Commands: []*cli.Command{
 			convertCommand(s),

@@ -37,6 +37,7 @@ type ConvertOptions struct {
 	MaxFileRows      int64
 	MaxFileBytes     string
 	NoProgress       bool
+	PageBytes        string
 }
 
 func convertCommand(s Streams) *cli.Command {
@@ -97,6 +98,8 @@ func outputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "Parquet compression: zstd, snappy or none"},
 		&cli.IntFlag{Name: "compression-level", Value: 1, Destination: &o.CompressionLevel,
 			Usage: "zstd level: 1 fastest (default), 3 smaller files, up to 22"},
+		&cli.StringFlag{Name: "page-bytes", Value: "1MiB", Destination: &o.PageBytes,
+			Usage: "target size of a Parquet data page (larger pages compress better, readers skip less)"},
 		&cli.Int64Flag{Name: "max-file-rows", Value: 1_000_000, Destination: &o.MaxFileRows,
 			Usage: "dataset directories: start a new part file after this many rows"},
 		&cli.StringFlag{Name: "max-file-bytes", Value: "512MiB", Destination: &o.MaxFileBytes,
@@ -132,6 +135,10 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	if cfg.MaxLineBytes, err = parseSize(o.MaxLineBytes); err != nil {
 		bad("--max-line-bytes: %v", err)
 	}
+	pageBytes, err := parseSize(o.PageBytes)
+	if err != nil {
+		bad("--page-bytes: %v", err)
+	}
 	maxFileBytes, err := parseSize(o.MaxFileBytes)
 	if err != nil {
 		bad("--max-file-bytes: %v", err)
@@ -162,7 +169,8 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	}
 	cfg.Target = dataset.ParseTarget(o.Output)
 	cfg.Output = dataset.Options{MaxFileRows: o.MaxFileRows, MaxFileBytes: int64(maxFileBytes),
-		Parquet: pqio.Options{Codec: codec, Level: o.CompressionLevel, NoDictionary: []string{o.TextField}}}
+		Parquet: pqio.Options{Codec: codec, Level: o.CompressionLevel, NoDictionary: []string{o.TextField},
+			PageBytes: int64(pageBytes)}}
 	if codec != pqio.Zstd {
 		cfg.Output.Parquet.Level = 0
 	}
