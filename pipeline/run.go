@@ -207,6 +207,7 @@ func process(ctx context.Context, cfg Config, src source, w *dataset.Writer, wi 
 		r := dec.Decode(u.chunk)
 		rec, d.bad, d.repaired = r.Batch, r.Bad, r.Repaired
 		d.rowsIn = int64(u.chunk.Len())
+		u.chunk.Release()
 	} else {
 		d.rowsIn = rec.NumRows()
 	}

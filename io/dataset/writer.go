@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -50,6 +51,7 @@ type Writer struct {
 	cur     *openFile
 	seq     int
 	outputs []OutputFile
+	buffers sync.Pool // piece buffers, reused once written
 }
 
 type openFile struct {
@@ -86,8 +88,9 @@ func NewWriter(mem memory.Allocator, t Target, s *arrow.Schema, opts Options) (*
 // not keep rec.
 func (w *Writer) Encode(mem memory.Allocator, rec arrow.RecordBatch) (Piece, error) {
 	p := Piece{Rows: rec.NumRows()}
+	buf, _ := w.buffers.Get().([]byte)
 	if w.target.Kind != JSONLFile {
-		data, err := pqio.EncodePiece(mem, rec, w.opts.Parquet)
+		data, err := pqio.EncodePiece(mem, rec, w.opts.Parquet, buf)
 		p.Data = data
 		return p, err
 	}
@@ -102,7 +105,7 @@ func (w *Writer) Encode(mem memory.Allocator, rec arrow.RecordBatch) (Piece, err
 		}
 		p.Data = buf.Bytes()
 	case input.Zstd: // concatenated frames form one valid zstd stream
-		p.Data = w.zenc.EncodeAll(text, nil)
+		p.Data = w.zenc.EncodeAll(text, buf[:0])
 	default:
 		p.Data = text
 	}
@@ -125,10 +128,13 @@ func (w *Writer) Write(p Piece) error {
 		}
 	}
 	w.cur.rows += p.Rows
+	var err error
 	if w.cur.st != nil {
-		return w.cur.st.Add(p.Data)
+		err = w.cur.st.Add(p.Data)
+	} else {
+		_, err = w.cur.af.Write(p.Data)
 	}
-	_, err := w.cur.af.Write(p.Data)
+	w.buffers.Put(p.Data[:0])
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/sluice-data/sluice/io/input"
 )
@@ -22,6 +23,17 @@ type Chunk struct {
 	Data []byte
 	Ends []int // Data[Ends[i-1]:Ends[i]] is line i
 	Refs []LineRef
+}
+
+var chunkBuffers sync.Pool
+
+// Release returns the chunk's memory for reuse by later chunks; the chunk
+// must not be used afterwards.
+func (c *Chunk) Release() {
+	if c.Data != nil {
+		chunkBuffers.Put(c.Data[:0])
+	}
+	c.Data, c.Ends, c.Refs = nil, nil, nil
 }
 
 // Len returns the number of lines in the chunk.
@@ -87,7 +99,12 @@ func (r *ChunkReader) Stats() []FileStat { return r.stats }
 // are recorded in the file's FileStat and reading goes on with the next
 // file. Only failing to open a file is returned as an error.
 func (r *ChunkReader) Next() (*Chunk, error) {
-	c := &Chunk{Data: make([]byte, 0, min(r.opts.Bytes+r.opts.Bytes/8, 64<<20))}
+	c := &Chunk{}
+	if b, ok := chunkBuffers.Get().([]byte); ok {
+		c.Data = b
+	} else {
+		c.Data = make([]byte, 0, min(r.opts.Bytes+r.opts.Bytes/8, 64<<20))
+	}
 	for len(c.Ends) < r.opts.Rows && len(c.Data) < r.opts.Bytes {
 		if r.stream == nil {
 			if r.fi >= len(r.files) {

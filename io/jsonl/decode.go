@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -55,7 +56,8 @@ func NewDecoder(mem memory.Allocator, opts DecodeOptions) *Decoder {
 func (d *Decoder) Schema() *arrow.Schema { return d.b.Schema() }
 
 // Decode parses every line of c. Lines that fail become BadLines; the
-// others become the rows of the batch, in order.
+// others become the rows of the batch, in order. Nothing in the result
+// refers to c, so c may be released afterwards.
 func (d *Decoder) Decode(c *Chunk) Decoded {
 	var out Decoded
 	d.b.Reserve(c.Len())
@@ -63,7 +65,7 @@ func (d *Decoder) Decode(c *Chunk) Decoded {
 		line := c.Line(i)
 		ref := c.Refs[i]
 		if ref.Err != nil {
-			out.Bad = append(out.Bad, BadLine{Ref: ref, Err: ref.Err, Raw: line})
+			out.Bad = append(out.Bad, BadLine{Ref: ref, Err: ref.Err, Raw: bytes.Clone(line)})
 			continue
 		}
 		root, err := d.doc.Parse(line)
@@ -74,7 +76,7 @@ func (d *Decoder) Decode(c *Chunk) Decoded {
 			err = d.b.Append(&d.doc, root)
 		}
 		if err != nil {
-			out.Bad = append(out.Bad, BadLine{Ref: ref, Err: err, Raw: line})
+			out.Bad = append(out.Bad, BadLine{Ref: ref, Err: err, Raw: bytes.Clone(line)})
 			continue
 		}
 		if d.doc.Repaired > 0 {

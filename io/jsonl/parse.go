@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -382,6 +383,29 @@ var needsCare = func() (t [256]bool) {
 	return t
 }()
 
+const (
+	lo7 = 0x0101010101010101
+	hi7 = 0x8080808080808080
+)
+
+// skipPlain returns the index of the first byte at or after i that may
+// need care (a quote, a backslash, a control character or a non-ASCII
+// byte), looking at eight bytes at a time; it may stop early, never late.
+func skipPlain(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(s[i:])
+		quote := w ^ (lo7 * '"')
+		slash := w ^ (lo7 * '\\')
+		// A byte is flagged when it is zero after the xor (quote, backslash),
+		// below 0x20, or has its high bit set.
+		special := ((quote - lo7) &^ quote) | ((slash - lo7) &^ slash) | (w - lo7*0x20) | w
+		if special&hi7 != 0 {
+			return i
+		}
+	}
+	return i
+}
+
 // str parses the string at d.pos. A string without escapes and with valid
 // UTF-8 is referenced in the source; any other is unescaped into the
 // document buffer.
@@ -390,6 +414,7 @@ func (d *Doc) str() (inSrc bool, s span, err error) {
 	start := d.pos + 1
 	i := start
 	for {
+		i = skipPlain(src, i)
 		for i < len(src) && !needsCare[src[i]] {
 			i++
 		}
@@ -415,6 +440,13 @@ func (d *Doc) str() (inSrc bool, s span, err error) {
 	off := len(d.buf)
 	d.buf = append(d.buf, src[start:i]...)
 	for {
+		// Copy the run of plain bytes up to the next one that needs care.
+		j := skipPlain(src, i)
+		for j < len(src) && !needsCare[src[j]] {
+			j++
+		}
+		d.buf = append(d.buf, src[i:j]...)
+		i = j
 		if i >= len(src) {
 			d.pos = i
 			return false, span{}, d.fail("unterminated string")

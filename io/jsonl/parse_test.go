@@ -150,7 +150,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if len(typ.Fields) == 0 {
 			return // nothing to store
 		}
-		piece, err := pqio.EncodePiece(mem, rec, pqio.Options{})
+		piece, err := pqio.EncodePiece(mem, rec, pqio.Options{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

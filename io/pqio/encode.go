@@ -82,28 +82,29 @@ func (o Options) writerProps(mem memory.Allocator) *parquet.WriterProperties {
 }
 
 // EncodePiece encodes rec as a complete Parquet file with one row group
-// (none when rec has no rows) and returns its bytes.
-func EncodePiece(mem memory.Allocator, rec arrow.RecordBatch, o Options) ([]byte, error) {
-	return encode(mem, rec.Schema(), rec, o)
+// (none when rec has no rows), appended to dst[:0], and returns its bytes.
+// Pass a buffer from an earlier piece as dst to spare the allocation.
+func EncodePiece(mem memory.Allocator, rec arrow.RecordBatch, o Options, dst []byte) ([]byte, error) {
+	return encode(mem, rec.Schema(), rec, o, dst)
 }
 
 // EncodeEmpty encodes a Parquet file with schema s and no rows.
 func EncodeEmpty(mem memory.Allocator, s *arrow.Schema, o Options) ([]byte, error) {
-	return encode(mem, s, nil, o)
+	return encode(mem, s, nil, o, nil)
 }
 
-func encode(mem memory.Allocator, s *arrow.Schema, rec arrow.RecordBatch, o Options) (out []byte, err error) {
+func encode(mem memory.Allocator, s *arrow.Schema, rec arrow.RecordBatch, o Options, dst []byte) (out []byte, err error) {
 	defer func() {
 		// The Parquet library panics on some inputs; turn that into an error.
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parquet: encoding failed: %v", r)
 		}
 	}()
-	var buf bytes.Buffer
+	buf := bytes.NewBuffer(dst[:0])
 	if rec != nil {
-		buf.Grow(int(estimateSize(rec)/3) + 4096)
+		buf.Grow(int(estimateSize(rec)/2) + 4096)
 	}
-	fw, err := pqarrow.NewFileWriter(s, &buf, o.writerProps(mem),
+	fw, err := pqarrow.NewFileWriter(s, buf, o.writerProps(mem),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem), pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)

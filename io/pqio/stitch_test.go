@@ -60,7 +60,7 @@ func TestStitchedFileReadsBackEveryRowInOrder(t *testing.T) {
 	for _, n := range sizes {
 		rec := makeBatch(mem, start, n)
 		start += n
-		piece, err := EncodePiece(mem, rec, Options{NoDictionary: []string{"text"}})
+		piece, err := EncodePiece(mem, rec, Options{NoDictionary: []string{"text"}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
