@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 		func(d *done) error {
 			for _, b := range d.bad {
 				quarantinedBy[b.Ref.File]++
-				if err := q.Add(dataset.QuarantineEntry{File: cfg.Inputs[b.Ref.File].Path, Line: b.Ref.Line,
+				if err := q.Add(dataset.QuarantineEntry{File: cfg.Inputs[b.Ref.File].Label(), Line: b.Ref.Line,
 					Offset: b.Ref.Offset, Err: b.Err.Error(), Raw: b.Raw}); err != nil {
 					return err
 				}
@@ -156,7 +156,7 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	m.Stages = stageCounts
 	var partial []string
 	for i, st := range src.stats() {
-		in := dataset.InputFile{Path: cfg.Inputs[i].Path, Format: cfg.Inputs[i].Format.String(),
+		in := dataset.InputFile{Path: cfg.Inputs[i].Label(), Format: cfg.Inputs[i].Format.String(),
 			Bytes: st.Bytes, Hash: fmt.Sprintf("%016x", st.Hash), Rows: st.Lines,
 			Quarantined: quarantinedBy[i], BlankLines: st.BlankLines}
 		if cfg.Inputs[i].Format == input.JSONL {
@@ -294,7 +294,7 @@ func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
 	}
 	src.typ = typ
 	src.opts = jsonl.DecodeOptions{Schema: typ, WithExtra: withExtra, Strict: cfg.Strict,
-		RepairUTF8: cfg.RepairUTF8, MaxDepth: cfg.MaxDepth}
+		RepairUTF8: cfg.RepairUTF8, MaxDepth: cfg.MaxDepth, TextField: cfg.TextField}
 	src.s = typ.ArrowSchema(withExtra && !cfg.Strict)
 	src.decs = make([]*jsonl.Decoder, cfg.Workers)
 	for i := range src.decs {

@@ -1,7 +1,184 @@
 package command
 
-import "github.com/urfave/cli/v2"
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-data/sluice/demo"
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/urfave/cli/v2"
+)
+
+// DemoOptions are the flags of `sluice demo`.
+type DemoOptions struct {
+	Output    string
+	Overwrite bool
+	Workers   int
+}
+
+// demoInput is the name under which the manifest and the quarantine record
+// the built-in sample, instead of the temporary file it is read from.
+const demoInput = demo.SampleName + " (built in)"
 
 func demoCommand(s Streams) *cli.Command {
-	return &cli.Command{Name: "demo", Usage: "run the pipeline on a sample corpus built into the binary"}
+	o := &DemoOptions{}
+	return &cli.Command{
+		Name:      "demo",
+		Usage:     "run the pipeline on a sample corpus built into the binary",
+		ArgsUsage: "[-o OUT]",
+		Description: "Converts a sample corpus of about 300 documents (web pages, books, forum threads, code docs)\n" +
+			"with the defaults of `sluice convert` into the dataset directory OUT, then tells where to look.\n" +
+			"The sample has the faults of a real crawl: malformed lines (quarantined), invalid UTF-8 (repaired),\n" +
+			"a row without text, duplicates, near duplicates, boilerplate, personal data and non-English text.\n" +
+			"OUT is replaced on every run if it is a sluice dataset; any other existing directory is left alone.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "sluice-demo", Destination: &o.Output,
+				Usage: "the dataset directory to write"},
+			&cli.BoolFlag{Name: "overwrite", Value: true, Destination: &o.Overwrite,
+				Usage: "replace OUT if it is a sluice dataset, e.g. from an earlier demo (--overwrite=false to refuse)"},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
+				Usage: "goroutines that parse and encode batches (and the CPU cores used)"},
+		},
+		Action: action(func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("demo takes no arguments, got %q (the output is set with -o)", c.Args().First())
+			}
+			return runDemo(c.Context, o, os.Args, s)
+		}),
+	}
+}
+
+// convertDefaults returns the options `sluice convert` runs with when no
+// flag is given, read from the convert flags themselves so that the demo
+// follows them when they change.
+func convertDefaults() (*ConvertOptions, error) {
+	o := &ConvertOptions{}
+	set := flag.NewFlagSet("convert", flag.ContinueOnError)
+	for _, f := range append(inputFlags(o), outputFlags(o)...) {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) error {
+	if dataset.ParseTarget(o.Output).Kind != dataset.Directory {
+		return usagef("--output %s: the demo writes a dataset directory; give a path without a .parquet or .jsonl suffix", o.Output)
+	}
+	co, err := convertDefaults()
+	if err != nil {
+		return err
+	}
+	co.Output, co.Overwrite, co.Workers, co.NoProgress = o.Output, o.Overwrite, o.Workers, true
+
+	tmp, err := os.MkdirTemp("", "sluice-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	in := filepath.Join(tmp, demo.SampleName)
+	if err := os.WriteFile(in, demo.Sample(), 0o644); err != nil {
+		return err
+	}
+
+	cfg, err := co.pipelineConfig([]string{in})
+	if err != nil {
+		return err
+	}
+	if cfg.Workers < runtime.NumCPU() {
+		// --workers bounds the cores used, not only the parsing goroutines.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
+	}
+	cfg.Inputs[0].Name = demoInput
+	m, err := pipeline.Run(ctx, cfg, command, Version)
+	if err != nil {
+		return err
+	}
+	printDemo(s.Out, cfg.Target, m)
+	return nil
+}
+
+func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
+	c := m.Counts
+	var bytesIn, bytesOut, blank int64
+	for _, in := range m.Inputs {
+		bytesIn += in.Bytes
+		blank += in.BlankLines
+	}
+	for _, out := range m.Outputs {
+		bytesOut += out.Bytes
+	}
+	fmt.Fprintf(w, "sluice demo: converted the built-in sample corpus (%s) with the defaults of `sluice convert`, in %.2fs\n\n",
+		humanBytes(bytesIn), m.WallSecs)
+
+	row := func(label string, n int64, what string) {
+		num := ""
+		if n >= 0 {
+			num = strconv.FormatInt(n, 10)
+		}
+		fmt.Fprintf(w, "  %-15s %6s   %s\n", label, num, what)
+	}
+	row("rows in", c.RowsIn, "documents: web pages, books, forum threads, code docs")
+	if len(m.Outputs) == 1 {
+		row("written", c.RowsOut, fmt.Sprintf("%s (%s)", m.Outputs[0].Path, humanBytes(bytesOut)))
+	} else {
+		row("written", c.RowsOut, fmt.Sprintf("%s (%d files, %s)", filepath.Join(t.Path, "data"), len(m.Outputs), humanBytes(bytesOut)))
+	}
+	if c.Removed > 0 {
+		row("removed", c.Removed, filepath.Join(t.Path, "removed"))
+	}
+	if q := m.Side["quarantine"]; q != "" {
+		row("quarantined", c.Quarantined, q+": lines that are not JSON objects, with line, error and raw text")
+	} else {
+		row("quarantined", c.Quarantined, "")
+	}
+	row("UTF-8 repaired", c.UTF8Repaired, "rows with invalid bytes, replaced by U+FFFD and kept")
+	row("without text", c.MissingText, "rows with no \"text\" member, kept with a null text")
+	blankNote := ""
+	if blank == 1 {
+		blankNote = "; the blank line is not a row"
+	} else if blank > 1 {
+		blankNote = fmt.Sprintf("; the %d blank lines are not rows", blank)
+	}
+	row("manifest", -1, t.SidePath("manifest.json")+": config, input hash and counts")
+	fmt.Fprintf(w, "  %-15s %6s   (%d in = %d written + %d removed + %d quarantined%s)\n", "", "",
+		c.RowsIn, c.RowsOut, c.Removed, c.Quarantined, blankNote)
+
+	fmt.Fprint(w, "\nLeft in the data for the cleaning and dedup stages: exact and near duplicates, boilerplate\n"+
+		"lines repeated across pages (cookie banners, newsletter prompts, navigation), e-mail addresses,\n"+
+		"phone numbers and IP addresses, very short pages, and text in six languages besides English.\n")
+
+	glob := filepath.ToSlash(filepath.Join(t.Path, "data", "*.parquet"))
+	sqlPath := strings.ReplaceAll(glob, "'", "''")
+	fmt.Fprint(w, "\nLook at it:\n")
+	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT meta.source, count(*) FROM read_parquet('"+sqlPath+"') GROUP BY 1"))
+	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT count(*) AS copies, list(id) AS ids FROM read_parquet('"+sqlPath+
+		"') GROUP BY text HAVING copies > 1"))
+	if q := m.Side["quarantine"]; q != "" {
+		fmt.Fprintf(w, "  cat %s\n", squote(q))
+	}
+	fmt.Fprintf(w, "  sluice inspect %s\n", squote(t.Path))
+}
+
+// squote quotes s for a POSIX shell when it needs quoting.
+func squote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// dquote puts s in double quotes for a POSIX shell.
+func dquote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+	return `"` + r.Replace(s) + `"`
 }

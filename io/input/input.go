@@ -53,9 +53,18 @@ func (c Compression) String() string {
 // File is one input file.
 type File struct {
 	Path        string
+	Name        string // how manifests and quarantines name the file; Path when empty
 	Size        int64
 	Format      Format
 	Compression Compression
+}
+
+// Label returns the name the file goes by in manifests and quarantines.
+func (f File) Label() string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Path
 }
 
 // ErrNoInput is returned when the arguments name no file.

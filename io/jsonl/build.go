@@ -63,6 +63,14 @@ func (b *Builder) Len() int {
 // Reserve makes room for n more rows in every column.
 func (b *Builder) Reserve(n int) { b.rb.Reserve(n) }
 
+// ReserveData makes room for n bytes of values in the top-level string
+// column named field, sparing the copies of growing it row by row.
+func (b *Builder) ReserveData(field string, n int) {
+	if i, ok := b.index[field]; ok && b.typ.Fields[i].Type.Kind == schema.String {
+		b.rb.Field(i).(*array.StringBuilder).ReserveData(n)
+	}
+}
+
 // Append adds the object at node root of d as one row. On error nothing is
 // appended.
 func (b *Builder) Append(d *Doc, root int32) error {

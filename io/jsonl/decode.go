@@ -28,6 +28,7 @@ type DecodeOptions struct {
 	Strict     bool // quarantine rows that would need _extra instead
 	RepairUTF8 bool // replace invalid UTF-8 with U+FFFD (else quarantine the line)
 	MaxDepth   int
+	TextField  string // the column that holds most of the bytes; its buffer is sized up front
 }
 
 // Decoded is the result of decoding one chunk.
@@ -61,6 +62,9 @@ func (d *Decoder) Schema() *arrow.Schema { return d.b.Schema() }
 func (d *Decoder) Decode(c *Chunk) Decoded {
 	var out Decoded
 	d.b.Reserve(c.Len())
+	if d.opts.TextField != "" {
+		d.b.ReserveData(d.opts.TextField, len(c.Data))
+	}
 	for i := 0; i < c.Len(); i++ {
 		line := c.Line(i)
 		ref := c.Refs[i]
