@@ -94,6 +94,14 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if err != nil {
 		return nil, err
 	}
+	var rw *dataset.Writer // removed rows, when some stage may remove any
+	var removedSchema *arrow.Schema
+	if len(cfg.Stages) > 0 {
+		removedSchema = removedSchemaFor(src.schema(), cfg.Stages)
+		if rw, err = dataset.NewWriter(cfg.Mem, cfg.Target.Removed(), removedSchema, cfg.Output); err != nil {
+			return nil, err
+		}
+	}
 	q := dataset.NewQuarantine(cfg.Target.SidePath("quarantine.jsonl"), cfg.Target.Kind == dataset.Directory)
 
 	m := &dataset.Manifest{
@@ -108,7 +116,7 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 
 	err = columnar.OrderedMap(ctx, cfg.Workers,
 		src.next,
-		func(wi int, u unit) (*done, error) { return process(ctx, cfg, src, w, wi, u) },
+		func(wi int, u unit) (*done, error) { return process(ctx, cfg, src, w, rw, removedSchema, wi, u) },
 		func(d *done) error {
 			for _, b := range d.bad {
 				quarantinedBy[b.Ref.File]++
@@ -134,17 +142,32 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 				}
 			}
 			m.Counts.RowsOut += d.piece.Rows
+			if rw != nil && d.removed.Data != nil {
+				if err := rw.Write(d.removed); err != nil {
+					return err
+				}
+			}
 			return w.Write(d.piece)
 		},
 		nil,
 	)
 	if err != nil {
 		w.Abort()
+		if rw != nil {
+			rw.Abort()
+		}
 		q.Abort()
 		return nil, err
 	}
 	if m.Outputs, err = w.Close(); err != nil {
 		return nil, err
+	}
+	if rw != nil {
+		removedFiles, err := rw.Close()
+		if err != nil {
+			return nil, err
+		}
+		m.Removed = removedFiles
 	}
 	qpath, err := q.Close()
 	if err != nil {
@@ -192,6 +215,7 @@ type unit struct {
 // done is what a worker made of one unit.
 type done struct {
 	piece       dataset.Piece
+	removed     dataset.Piece
 	bad         []jsonl.BadLine
 	rowsIn      int64
 	repaired    int64
@@ -199,7 +223,7 @@ type done struct {
 	stages      []dataset.StageCounts
 }
 
-func process(ctx context.Context, cfg Config, src source, w *dataset.Writer, wi int, u unit) (*done, error) {
+func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer, removedSchema *arrow.Schema, wi int, u unit) (*done, error) {
 	d := &done{}
 	rec := u.batch
 	if u.chunk != nil {
@@ -213,18 +237,39 @@ func process(ctx context.Context, cfg Config, src source, w *dataset.Writer, wi 
 	}
 	d.missingText = missingText(rec, cfg.TextField)
 	d.stages = make([]dataset.StageCounts, len(cfg.Stages))
+	var removed []arrow.RecordBatch
+	defer func() {
+		for _, r := range removed {
+			r.Release()
+		}
+	}()
 	for i, st := range cfg.Stages {
 		t0 := time.Now()
+		rowsIn := rec.NumRows()
 		res, err := st.Process(ctx, cfg.Mem, rec)
 		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
 		}
+		sc := dataset.StageCounts{Name: st.Name(), RowsIn: rowsIn, RowsOut: res.Kept.NumRows()}
 		if res.Removed != nil {
-			res.Removed.Release() // removed/ output arrives with the first filtering stage
+			if res.Removed.NumRows() > 0 {
+				r, err := removedRows(cfg.Mem, st.Name(), res, removedSchema)
+				if err != nil {
+					res.Kept.Release()
+					res.Removed.Release()
+					return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
+				}
+				removed = append(removed, r)
+				sc.Removed = map[string]int64{}
+				for _, reason := range res.Reasons {
+					sc.Removed[reason]++
+				}
+			}
+			res.Removed.Release()
 		}
-		d.stages[i] = dataset.StageCounts{Name: st.Name(), RowsIn: d.rowsIn, RowsOut: res.Kept.NumRows(),
-			Removed: res.RemovedBy, Seconds: time.Since(t0).Seconds()}
+		sc.Seconds = time.Since(t0).Seconds()
+		d.stages[i] = sc
 		rec = res.Kept
 	}
 	piece, err := w.Encode(cfg.Mem, rec)
@@ -233,7 +278,63 @@ func process(ctx context.Context, cfg Config, src source, w *dataset.Writer, wi 
 		return nil, err
 	}
 	d.piece = piece
+	if len(removed) > 0 {
+		all, err := columnar.Concat(cfg.Mem, removedSchema, removed)
+		if err != nil {
+			return nil, err
+		}
+		d.removed, err = rw.Encode(cfg.Mem, all)
+		all.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
+}
+
+// removedSchemaFor is the schema of removed/: the input columns, then
+// _stage and _reason, then the columns stages declare for their removed
+// rows.
+func removedSchemaFor(in *arrow.Schema, stages []Stage) *arrow.Schema {
+	fields := append([]arrow.Field(nil), in.Fields()...)
+	fields = append(fields,
+		arrow.Field{Name: StageColumn, Type: arrow.BinaryTypes.String, Nullable: true},
+		arrow.Field{Name: ReasonColumn, Type: arrow.BinaryTypes.String, Nullable: true})
+	seen := map[string]bool{}
+	for _, f := range fields {
+		seen[f.Name] = true
+	}
+	for _, st := range stages {
+		if rf, ok := st.(RemovedFielder); ok {
+			for _, f := range rf.RemovedFields() {
+				if !seen[f.Name] {
+					seen[f.Name] = true
+					fields = append(fields, f)
+				}
+			}
+		}
+	}
+	md := in.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// removedRows adds _stage and _reason to a stage's removed rows and lays
+// them out in the removed schema.
+func removedRows(mem memory.Allocator, stage string, res Result, s *arrow.Schema) (arrow.RecordBatch, error) {
+	n := int(res.Removed.NumRows())
+	if len(res.Reasons) != n {
+		return nil, fmt.Errorf("%d reasons for %d removed rows", len(res.Reasons), n)
+	}
+	stageCol := columnar.RepeatString(mem, stage, n)
+	defer stageCol.Release()
+	reasonCol := columnar.Strings(mem, res.Reasons, false)
+	defer reasonCol.Release()
+	withCols := columnar.SetColumns(res.Removed, []arrow.Field{
+		{Name: StageColumn, Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: ReasonColumn, Type: arrow.BinaryTypes.String, Nullable: true},
+	}, []arrow.Array{stageCol, reasonCol})
+	defer withCols.Release()
+	return columnar.Project(mem, withCols, s)
 }
 
 func missingText(rec arrow.RecordBatch, field string) int64 {

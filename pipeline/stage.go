@@ -19,11 +19,25 @@ import (
 // Result is what a stage made of one batch.
 type Result struct {
 	Kept arrow.RecordBatch
-	// Removed holds the dropped rows with the stage's columns _stage and
-	// _reason appended; nil when nothing was dropped.
+	// Removed holds the dropped rows, nil or empty when nothing was
+	// dropped; Reasons holds one reason per removed row (e.g.
+	// "mean_word_length"). The pipeline adds the _stage and _reason columns
+	// and writes them to removed/.
 	Removed arrow.RecordBatch
-	// RemovedBy counts the dropped rows by reason.
-	RemovedBy map[string]int64
+	Reasons []string
+}
+
+// The columns every removed row carries.
+const (
+	StageColumn  = "_stage"
+	ReasonColumn = "_reason"
+)
+
+// RemovedFielder is implemented by stages whose removed rows carry
+// columns of their own (a dedup stage's _dup_of, say), declared up front so
+// that removed/ has one schema.
+type RemovedFielder interface {
+	RemovedFields() []arrow.Field
 }
 
 // Stage transforms batches. Name is the stage's name in the manifest and

@@ -16,6 +16,7 @@ type Manifest struct {
 	Schema   json.RawMessage   `json:"schema"`
 	Inputs   []InputFile       `json:"inputs"`
 	Outputs  []OutputFile      `json:"outputs"`
+	Removed  []OutputFile      `json:"removed_outputs,omitempty"`
 	Side     map[string]string `json:"side_outputs,omitempty"`
 	Stages   []StageCounts     `json:"stages,omitempty"`
 	Counts   Counts            `json:"counts"`

@@ -30,6 +30,32 @@ type Target struct {
 	Path        string
 	Kind        Kind
 	Compression input.Compression // JSONL files only
+	// PartsDir is where a directory target's part files go; Path/data
+	// when empty.
+	PartsDir string
+}
+
+// Parts returns the folder of a directory target's part files.
+func (t Target) Parts() string {
+	if t.PartsDir != "" {
+		return t.PartsDir
+	}
+	return filepath.Join(t.Path, "data")
+}
+
+// Removed returns the target for the rows a pipeline removes: OUT/removed/
+// for a directory (part files directly inside), OUT.removed.<ext> beside a
+// one-file target.
+func (t Target) Removed() Target {
+	switch t.Kind {
+	case Directory:
+		dir := filepath.Join(t.Path, "removed")
+		return Target{Path: dir, Kind: Directory, PartsDir: dir}
+	case ParquetFile:
+		return Target{Path: stem(t.Path) + ".removed.parquet", Kind: ParquetFile}
+	default:
+		return Target{Path: stem(t.Path) + ".removed" + strings.TrimPrefix(t.Path, stem(t.Path)), Kind: JSONLFile, Compression: t.Compression}
+	}
 }
 
 // ErrExists is returned when the output already exists and overwriting was
@@ -109,7 +135,7 @@ func (t Target) Prepare(overwrite bool) error {
 			if !overwrite {
 				return fmt.Errorf("%s: %w", t.Path, ErrExists)
 			}
-			for _, side := range []string{t.Path, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl")} {
+			for _, side := range []string{t.Path, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path} {
 				if err := os.Remove(side); err != nil && !errors.Is(err, os.ErrNotExist) {
 					return err
 				}

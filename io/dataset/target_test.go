@@ -22,8 +22,16 @@ func TestParseTargetAndSidePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		tg := ParseTarget(c.path)
+		if r := tg.Removed(); (tg.Kind == Directory && r.Parts() != c.path+"/removed" && r.Parts() != "out/removed") || r.Kind != tg.Kind {
+			t.Errorf("%s: removed target %+v", c.path, r)
+		}
 		if tg.Kind != c.kind || tg.Compression != c.comp || tg.SidePath("manifest.json") != c.manifest {
 			t.Errorf("%s: kind %d comp %s manifest %s", c.path, tg.Kind, tg.Compression, tg.SidePath("manifest.json"))
+		}
+	}
+	for path, want := range map[string]string{"x.parquet": "x.removed.parquet", "d/x.jsonl.gz": "d/x.removed.jsonl.gz", "x.jsonl": "x.removed.jsonl"} {
+		if got := ParseTarget(path).Removed().Path; got != want {
+			t.Errorf("removed target of %s = %s, want %s", path, got, want)
 		}
 	}
 }

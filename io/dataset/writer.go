@@ -142,7 +142,7 @@ func (w *Writer) openFile() error {
 	path := w.target.Path
 	dir := w.target.Kind == Directory
 	if dir {
-		path = filepath.Join(w.target.Path, "data", fmt.Sprintf("part-%05d.parquet", w.seq))
+		path = filepath.Join(w.target.Parts(), fmt.Sprintf("part-%05d.parquet", w.seq))
 		w.seq++
 	}
 	af, err := createAtomic(path)

@@ -1,0 +1,151 @@
+package stages
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is a pipeline file: inputs, output, common settings and the ordered
+// stages with their parameters.
+//
+//	input: [corpus/*.jsonl.zst]
+//	output: clean/
+//	text_field: text
+//	annotate: false
+//	profile: paper          # quality rule defaults: paper, datatrove, dolma, nemo
+//	stages:
+//	  - normalize: {form: nfc}
+//	  - pii: {kinds: [email, phone, ip]}
+//	  - gopher_quality: {min_words: 50}
+//	  - c4: {}
+type File struct {
+	Input     []string `yaml:"input"`
+	Output    string   `yaml:"output"`
+	TextField string   `yaml:"text_field"`
+	Annotate  bool     `yaml:"annotate"`
+	Profile   string   `yaml:"profile"`
+	Workers   int      `yaml:"workers"`
+	Overwrite bool     `yaml:"overwrite"`
+	Stages    []Spec   `yaml:"-"`
+}
+
+// Spec is one stage of a pipeline file, its parameters not yet decoded.
+type Spec struct {
+	Name   string
+	Params *yaml.Node // nil when the stage has no parameters
+	Where  string     // "file:line" for error messages
+}
+
+// ParseFile reads a pipeline file. Unknown keys and bad values are errors
+// naming the file and line.
+func ParseFile(name string, data []byte) (*File, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: a pipeline file is a mapping with input, output and stages", name)
+	}
+	root := doc.Content[0]
+	f := &File{TextField: "text", Profile: "paper"}
+	var stagesNode *yaml.Node
+	rest := &yaml.Node{Kind: yaml.MappingNode, Line: root.Line}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "stages" {
+			stagesNode = root.Content[i+1]
+			continue
+		}
+		rest.Content = append(rest.Content, root.Content[i], root.Content[i+1])
+	}
+	if err := DecodeStrict(rest, f, name, "pipeline file"); err != nil {
+		return nil, err
+	}
+	if stagesNode == nil {
+		return nil, fmt.Errorf("%s: no stages (add e.g. `stages: [normalize: {}]`)", name)
+	}
+	if stagesNode.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s:%d: stages is a list, one `- name: {parameters}` item each", name, stagesNode.Line)
+	}
+	for _, item := range stagesNode.Content {
+		where := fmt.Sprintf("%s:%d", name, item.Line)
+		switch {
+		case item.Kind == yaml.ScalarNode:
+			f.Stages = append(f.Stages, Spec{Name: item.Value, Where: where})
+		case item.Kind == yaml.MappingNode && len(item.Content) == 2:
+			params := item.Content[1]
+			if params.Kind == yaml.ScalarNode && params.Tag == "!!null" {
+				params = nil
+			}
+			f.Stages = append(f.Stages, Spec{Name: item.Content[0].Value, Params: params, Where: where})
+		default:
+			return nil, fmt.Errorf("%s: a stage is `- name: {parameters}` or `- name`", where)
+		}
+	}
+	return f, nil
+}
+
+// DecodeStrict decodes node into v (a pointer to a struct), failing on
+// any key v has no field for. Errors name file:line and what was being read.
+func DecodeStrict(node *yaml.Node, v any, file, what string) error {
+	if node == nil {
+		return nil
+	}
+	if err := checkKeys(node, reflect.TypeOf(v).Elem(), file, what); err != nil {
+		return err
+	}
+	if err := node.Decode(v); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("%s: %s: %s", file, what, strings.Join(te.Errors, "; "))
+		}
+		return fmt.Errorf("%s:%d: %s: %w", file, node.Line, what, err)
+	}
+	return nil
+}
+
+func checkKeys(node *yaml.Node, t reflect.Type, file, what string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	if node.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s:%d: %s: want a mapping of parameters, got %q", file, node.Line, what, node.Value)
+	}
+	known := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := strings.Split(sf.Tag.Get("yaml"), ",")[0]
+		if tag == "-" || !sf.IsExported() {
+			continue
+		}
+		if tag == "" {
+			tag = strings.ToLower(sf.Name)
+		}
+		known[tag] = sf.Type
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k := node.Content[i]
+		ft, ok := known[k.Value]
+		if !ok {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("%s:%d: %s: unknown key %q (known: %s)", file, k.Line, what, k.Value, strings.Join(names, ", "))
+		}
+		if err := checkKeys(node.Content[i+1], ft, file, what+"."+k.Value); err != nil && node.Content[i+1].Kind == yaml.MappingNode {
+			return err
+		}
+	}
+	return nil
+}
