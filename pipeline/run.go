@@ -111,6 +111,9 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	stageCounts := make([]dataset.StageCounts, len(cfg.Stages))
 	for i, st := range cfg.Stages {
 		stageCounts[i].Name = st.Name()
+		if c, ok := st.(Configurer); ok {
+			stageCounts[i].Config = c.Config()
+		}
 	}
 	quarantinedBy := make([]int64, len(cfg.Inputs))
 

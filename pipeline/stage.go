@@ -49,3 +49,9 @@ type Stage interface {
 	Process(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (Result, error)
 	Close() error
 }
+
+// Configurer is implemented by stages that report their effective
+// parameters, defaults filled in, for the manifest.
+type Configurer interface {
+	Config() any
+}

@@ -90,6 +90,8 @@ func NewApp(s Streams) *cli.App {
 		},
 		Commands: []*cli.Command{
 			convertCommand(s),
+			cleanCommand(s),
+			runCommand(s),
 			inspectCommand(s),
 			demoCommand(s),
 		},

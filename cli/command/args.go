@@ -46,6 +46,15 @@ func interspersed(app *cli.App, args []string) []string {
 			break
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
+			if ov, ok := optionalValues[strings.TrimLeft(a, "-")]; ok {
+				if j+1 < len(rest) && contains(ov.allowed, rest[j+1]) {
+					flags = append(flags, a+"="+rest[j+1])
+					j++
+				} else {
+					flags = append(flags, a+"="+ov.implied)
+				}
+				continue
+			}
 			flags = append(flags, a)
 			if takesValue(cmd.Flags, a) && j+1 < len(rest) {
 				flags = append(flags, rest[j+1])
@@ -75,6 +84,15 @@ func takesValue(flags []cli.Flag, arg string) bool {
 				_, isBool := f.(*cli.BoolFlag)
 				return !isBool
 			}
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
 		}
 	}
 	return false

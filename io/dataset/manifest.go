@@ -41,6 +41,7 @@ type InputFile struct {
 // StageCounts is what one pipeline stage did.
 type StageCounts struct {
 	Name    string           `json:"name"`
+	Config  any              `json:"config,omitempty"`
 	RowsIn  int64            `json:"rows_in"`
 	RowsOut int64            `json:"rows_out"`
 	Removed map[string]int64 `json:"removed,omitempty"`

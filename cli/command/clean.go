@@ -1,0 +1,211 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/sluice-data/sluice/kernels/quality"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/stages"
+	"github.com/urfave/cli/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// CleanOptions are the flags of `sluice clean` and `sluice run`.
+type CleanOptions struct {
+	ConvertOptions
+	Normalize string
+	Filters   string
+	PII       string
+	Annotate  bool
+	Profile   string
+	Config    string
+}
+
+// optionalValues lists flags whose value may be left out, with the value
+// that stands in: `--normalize` alone means `--normalize=nfc`.
+var optionalValues = map[string]struct {
+	implied string
+	allowed []string
+}{
+	"normalize": {"nfc", []string{"nfc", "nfkc", "none"}},
+}
+
+func cleanFlags(o *CleanOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "normalize", Destination: &o.Normalize,
+			Usage: "normalize the text first: nfc (also `--normalize` alone) or nfkc; line endings, trailing spaces, blank-line runs, control and zero-width characters"},
+		&cli.StringFlag{Name: "filters", Destination: &o.Filters,
+			Usage: "quality rule sets, any of " + strings.Join(quality.Names, ",") + " (run in that order)"},
+		&cli.StringFlag{Name: "pii", Destination: &o.PII,
+			Usage: "mask personal data, any of email,phone,ip; adds pii_email, pii_phone, pii_ip count columns"},
+		&cli.BoolFlag{Name: "annotate", Destination: &o.Annotate,
+			Usage: "keep every row; add the signal columns, keep and drop_reason, so thresholds can be chosen later"},
+		&cli.StringFlag{Name: "profile", Value: "paper", Destination: &o.Profile,
+			Usage: "rule defaults where published tools differ: paper, datatrove, dolma or nemo"},
+		&cli.StringFlag{Name: "config", Destination: &o.Config,
+			Usage: "a pipeline file (YAML) giving the stages and their parameters instead of the flags above"},
+	}
+}
+
+func cleanCommand(s Streams) *cli.Command {
+	o := &CleanOptions{}
+	return &cli.Command{
+		Name:      "clean",
+		Usage:     "normalize, filter by quality rules and mask PII; removed rows go to removed/ with the rule they failed",
+		ArgsUsage: "IN... -o OUT",
+		Description: "Stages run in this order: normalize, gopher_quality, gopher_repetition, c4, fineweb, pii.\n" +
+			"A failing row goes to removed/ (OUT.removed.parquet for one-file outputs) with _stage and _reason\n" +
+			"(the first rule it failed); --annotate keeps every row and adds the signals, keep and drop_reason.\n" +
+			"Every threshold can be set in a pipeline file (--config, or `sluice run`); see the README.",
+		Flags: append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), cleanFlags(o)...),
+		Action: action(func(c *cli.Context) error {
+			return runClean(c.Context, o, c.Args().Slice(), os.Args, s)
+		}),
+	}
+}
+
+func runCommand(s Streams) *cli.Command {
+	o := &CleanOptions{}
+	out := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
+		Usage: "output, instead of the file's `output`"}
+	flags := []cli.Flag{out}
+	for _, f := range append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...) {
+		if f.Names()[0] != "output" {
+			flags = append(flags, f)
+		}
+	}
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a whole pipeline from one declarative file",
+		ArgsUsage: "PIPELINE.yaml",
+		Description: "The file names the input, the output and the ordered stages with their parameters;\n" +
+			"the flags below set how it reads and writes. The README documents the format.",
+		Flags: flags,
+		Action: action(func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("run takes one pipeline file, got %d arguments", c.NArg())
+			}
+			o.Config = c.Args().First()
+			return runClean(c.Context, o, nil, os.Args, s)
+		}),
+	}
+}
+
+// stageSpecs turns the clean flags into stage specs, in the fixed order.
+func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
+	var specs []stages.Spec
+	param := func(name string, v any) stages.Spec {
+		var n yaml.Node
+		n.Encode(v)
+		return stages.Spec{Name: name, Params: &n, Where: "--" + name}
+	}
+	switch o.Normalize {
+	case "", "none":
+	default:
+		specs = append(specs, param("normalize", map[string]any{"form": o.Normalize}))
+	}
+	if o.Filters != "" {
+		chosen := map[string]bool{}
+		for _, f := range strings.Split(o.Filters, ",") {
+			f = strings.TrimSpace(f)
+			known := false
+			for _, n := range quality.Names {
+				known = known || n == f
+			}
+			if !known {
+				return nil, usagef("--filters: unknown rule set %q (want any of %s)", f, strings.Join(quality.Names, ","))
+			}
+			chosen[f] = true
+		}
+		for _, n := range quality.Names {
+			if chosen[n] {
+				specs = append(specs, stages.Spec{Name: n, Where: "--filters"})
+			}
+		}
+	}
+	if o.PII != "" {
+		specs = append(specs, param("pii", map[string]any{"kinds": strings.Split(o.PII, ",")}))
+	}
+	return specs, nil
+}
+
+func runClean(ctx context.Context, o *CleanOptions, args, command []string, s Streams) error {
+	specs, err := o.stageSpecs()
+	if err != nil {
+		return err
+	}
+	common := stages.Common{TextField: o.TextField, Annotate: o.Annotate, Profile: o.Profile}
+	if o.Config != "" {
+		if len(specs) > 0 {
+			return usagef("give the stages either in --config or as flags (--normalize, --filters, --pii), not both")
+		}
+		data, err := os.ReadFile(o.Config)
+		if err != nil {
+			return usageError{err}
+		}
+		file, err := stages.ParseFile(o.Config, data)
+		if err != nil {
+			return usageError{err}
+		}
+		specs = file.Stages
+		common = stages.Common{TextField: file.TextField, Annotate: file.Annotate || o.Annotate, Profile: file.Profile}
+		o.TextField = file.TextField
+		if len(args) == 0 {
+			args = file.Input
+		}
+		if o.Output == "" {
+			o.Output = file.Output
+		}
+		if file.Workers > 0 {
+			o.Workers = file.Workers
+		}
+		o.Overwrite = o.Overwrite || file.Overwrite
+	}
+	if o.Output == "" {
+		return usagef("no output: give -o OUT (or `output:` in the pipeline file)")
+	}
+	if len(specs) == 0 {
+		return usagef("no stage to run: give --normalize, --filters or --pii (or a pipeline file); `sluice convert` converts without stages")
+	}
+	var built []pipeline.Stage
+	for _, spec := range specs {
+		st, err := stages.Build(spec, common)
+		if err != nil {
+			return usageError{err}
+		}
+		built = append(built, st)
+	}
+	cfg, err := o.pipelineConfig(args)
+	if err != nil {
+		return err
+	}
+	cfg.Stages = built
+	if cfg.Workers < runtime.NumCPU() {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
+	}
+	bar := newProgress(s.Err, !o.NoProgress, "cleaning")
+	cfg.Progress = bar.set
+	m, err := pipeline.Run(ctx, cfg, command, Version)
+	bar.finish()
+	if m != nil {
+		printSummary(s.Out, cfg.Target, m)
+		for _, st := range m.Stages {
+			fmt.Fprintf(s.Out, "  %-18s %8d in %8d out", st.Name, st.RowsIn, st.RowsOut)
+			reasons := make([]string, 0, len(st.Removed))
+			for reason := range st.Removed {
+				reasons = append(reasons, reason)
+			}
+			sort.Strings(reasons)
+			for _, reason := range reasons {
+				fmt.Fprintf(s.Out, "  %s=%d", reason, st.Removed[reason])
+			}
+			fmt.Fprintln(s.Out)
+		}
+	}
+	return err
+}

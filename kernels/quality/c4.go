@@ -1,0 +1,493 @@
+package quality
+
+import (
+	"bytes"
+	"math"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sluice-data/sluice/kernels/words"
+)
+
+var c4Signals = []signal{
+	{"c4_lines_kept", arrow.INT64},
+	{"c4_lines_removed", arrow.INT64},
+	{"c4_sentences", arrow.INT64},
+}
+
+const (
+	c4LinesKept = iota
+	c4LinesRemoved
+	c4Sentences
+)
+
+type c4 struct {
+	c          C4Config
+	endMarks   [][]byte
+	lorem      phrase
+	javascript phrase
+	policy     []*phrase // nil unless c.DropPolicyLines
+	phrases    phraseSet // the phrases of the enabled rules
+	loremID    int       // index of lorem in phrases, -1 if not there
+	jsID       int       // index of javascript in phrases, -1 if not there
+	policyID   int       // index of the first policy phrase in phrases
+	pool       sync.Pool
+}
+
+type c4Scratch struct {
+	lines  []words.Span
+	words  []words.Span
+	lower  []byte    // the text with ASCII letters in lower case
+	found  []bool    // which of f.phrases occur in the text
+	clean  []byte    // a line without citation markers
+	policy []*phrase // the policy phrases that occur in the text
+}
+
+func newC4(c C4Config) *c4 {
+	f := &c4{c: c, endMarks: byteSlices(c.EndMarks), lorem: newPhrase("lorem ipsum"), javascript: newPhrase("javascript")}
+	if c.DropPolicyLines {
+		for _, p := range c.PolicyPhrases {
+			ph := newPhrase(p)
+			f.policy = append(f.policy, &ph)
+		}
+	}
+	var ps []*phrase
+	f.loremID, f.jsID = -1, -1
+	if c.DropLoremIpsum {
+		f.loremID = len(ps)
+		ps = append(ps, &f.lorem)
+	}
+	if c.DropJavascriptLines {
+		f.jsID = len(ps)
+		ps = append(ps, &f.javascript)
+	}
+	f.policyID = len(ps)
+	f.phrases = newPhraseSet(append(ps, f.policy...))
+	f.pool.New = func() any { return &c4Scratch{found: make([]bool, f.phrases.n)} }
+	return f
+}
+
+func (f *c4) Name() string      { return "c4" }
+func (f *c4) Signals() []string { return signalNames(c4Signals) }
+
+func (f *c4) Apply(mem memory.Allocator, text *array.String) (Result, error) {
+	col := newColumn(mem, text)
+	defer col.release()
+	out := newOutputs(mem, c4Signals, col.n)
+	fail := make([]string, col.n)
+	s := f.pool.Get().(*c4Scratch)
+	defer f.pool.Put(s)
+
+	// The rewritten texts are never longer than the originals: kept lines
+	// are trimmed parts of lines, joined by one newline.
+	offBuf := memory.NewResizableBuffer(mem)
+	defer offBuf.Release()
+	offBuf.Resize((col.n + 1) * arrow.Int32SizeBytes)
+	offsets := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
+	dataBuf := memory.NewResizableBuffer(mem)
+	defer dataBuf.Release()
+	dataBuf.Resize(len(col.data))
+	data := dataBuf.Bytes()
+
+	pos := 0
+	for i := range col.n {
+		offsets[i] = int32(pos)
+		t, ok := col.text(i)
+		if !ok {
+			continue
+		}
+		pos, fail[i] = f.row(t, s, out, i, data, pos)
+	}
+	offsets[col.n] = int32(pos)
+	if pos < len(data)/2 {
+		dataBuf.Resize(pos)
+	} else {
+		dataBuf.ResizeNoShrink(pos)
+	}
+	d := array.NewData(arrow.BinaryTypes.String, col.n, []*memory.Buffer{col.valid, offBuf, dataBuf}, nil, col.nulls, 0)
+	rewritten := array.NewStringData(d)
+	d.Release()
+	return Result{Signals: out.arrays(&col), Fail: fail, Rewritten: rewritten}, nil
+}
+
+// row filters the lines of one text, writes the kept lines to dst from pos
+// on, records the signals in row i of out, and returns the new write
+// position and the first rule the text fails.
+func (f *c4) row(text []byte, s *c4Scratch, out *outputs, i int, dst []byte, pos int) (int, string) {
+	c := &f.c
+	// Find once which phrases occur anywhere, so that lines are searched
+	// only for those.
+	s.lower = lowerASCII(s.lower[:0], text)
+	f.phrases.find(s.lower, s.found)
+	anyLorem := f.loremID >= 0 && s.found[f.loremID]
+	anyJS := f.jsID >= 0 && s.found[f.jsID]
+	anyBrace := c.DropCurlyBrace && bytes.IndexByte(text, '{') >= 0
+	s.policy = s.policy[:0]
+	for k, p := range f.policy {
+		if s.found[f.policyID+k] {
+			s.policy = append(s.policy, p)
+		}
+	}
+	minWords := int(min(c.MinWordsPerLine, math.MaxInt32))
+
+	kept, removed, sentences := 0, 0, 0
+	lorem, brace := false, false
+	s.lines = words.Lines(text, s.lines[:0])
+	for _, l := range s.lines {
+		a, b := trimSpan(text, int(l.Start), int(l.End))
+		if a == b {
+			continue // blank lines are not lines
+		}
+		line := text[a:b]
+		lorem1, js1, brace1, policy1 := anyLorem, anyJS, anyBrace, s.policy
+		if c.RemoveCitations && bytes.IndexByte(line, '[') >= 0 {
+			var changed bool
+			s.clean, changed = removeCitations(s.clean[:0], line)
+			if changed {
+				// Removing a marker can join text into a phrase the whole
+				// text did not show: check this line for everything.
+				line = bytes.TrimSpace(s.clean)
+				lorem1, js1, brace1, policy1 = c.DropLoremIpsum, c.DropJavascriptLines, c.DropCurlyBrace, f.policy
+			}
+		}
+		if f.tooLongWord(line, s) ||
+			c.RequireEndMark && (!hasAnySuffix(line, f.endMarks) || bytes.HasSuffix(line, dots)) ||
+			!words.AtLeast(line, minWords) {
+			removed++
+			continue
+		}
+		if lorem1 && f.lorem.in(line) {
+			lorem = true
+		}
+		if js1 && f.javascript.in(line) {
+			removed++
+			continue
+		}
+		if brace1 && bytes.IndexByte(line, '{') >= 0 {
+			brace = true
+		}
+		if inAny(line, policy1) {
+			removed++
+			continue
+		}
+		kept++
+		sentences += countSentences(line)
+		if kept > 1 {
+			dst[pos] = '\n'
+			pos++
+		}
+		pos += copy(dst[pos:], line)
+	}
+
+	out.i[c4LinesKept][i] = int64(kept)
+	out.i[c4LinesRemoved][i] = int64(removed)
+	out.i[c4Sentences][i] = int64(sentences)
+	switch {
+	case lorem:
+		return pos, "lorem_ipsum"
+	case brace:
+		return pos, "curly_brace"
+	case kept == 0:
+		return pos, "no_lines"
+	case int64(sentences) < c.MinSentences:
+		return pos, "sentences"
+	}
+	return pos, ""
+}
+
+func inAny(b []byte, ps []*phrase) bool {
+	for _, p := range ps {
+		if p.in(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// tooLongWord reports whether a word of line is longer than the maximum
+// word length in characters.
+func (f *c4) tooLongWord(line []byte, s *c4Scratch) bool {
+	limit := f.c.MaxWordLength
+	// A word has at most as many characters as bytes.
+	if int64(len(line)) <= limit {
+		return false
+	}
+	s.words = words.Split(line, s.words[:0])
+	for _, w := range s.words {
+		if int64(w.Len()) > limit && int64(runeCount(line[w.Start:w.End])) > limit {
+			return true
+		}
+	}
+	return false
+}
+
+// trimSpan returns the bounds of text[start:end] without surrounding white
+// space.
+func trimSpan(text []byte, start, end int) (int, int) {
+	for start < end {
+		c := text[start]
+		if c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			start++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[start:end])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		start += size
+	}
+	for end > start {
+		c := text[end-1]
+		if c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			end--
+			continue
+		}
+		r, size := utf8.DecodeLastRune(text[start:end])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		end -= size
+	}
+	return start, end
+}
+
+// removeCitations appends line without the citation markers "[" digits "]"
+// (digits possibly none), "[edit]" and "[citation needed]" to dst, and
+// reports whether it removed any.
+func removeCitations(dst, line []byte) ([]byte, bool) {
+	changed := false
+	for {
+		j := bytes.IndexByte(line, '[')
+		if j < 0 {
+			return append(dst, line...), changed
+		}
+		dst = append(dst, line[:j]...)
+		line = line[j:]
+		if n := citationLen(line); n > 0 {
+			line = line[n:]
+			changed = true
+			continue
+		}
+		dst = append(dst, '[')
+		line = line[1:]
+	}
+}
+
+// citationLen returns the length of the citation marker at the start of b,
+// which starts with '[', or 0.
+func citationLen(b []byte) int {
+	k := 1
+	for k < len(b) && b[k]-'0' < 10 {
+		k++
+	}
+	if k < len(b) && b[k] == ']' {
+		return k + 1
+	}
+	for _, m := range [...]string{"[edit]", "[citation needed]"} {
+		if len(b) >= len(m) && string(b[:len(m)]) == m {
+			return len(m)
+		}
+	}
+	return 0
+}
+
+// countSentences approximates the number of sentences in a line, as the C4
+// reference implementation counts them with NLTK's Punkt tokenizer: a
+// sentence ends at a run of '.', '!' or '?' (with any closing quotes or
+// brackets) that is followed by white space or ends the line, or at a CJK
+// full stop, question or exclamation mark, and holds a letter or digit. A
+// single '.' does not end a sentence before a lower-case letter ("e.g. the"),
+// after a single capital ("J. Smith") or after a title ("Dr. Smith"). Text
+// after the last end counts as a sentence.
+func countSentences(b []byte) int {
+	if isASCII(b) {
+		return countSentencesASCII(b)
+	}
+	n := 0
+	last := 0 // start of the current sentence
+	for i := 0; i < len(b); {
+		for i < len(b) && sentenceByte[b[i]] == 0 {
+			i++
+		}
+		if i == len(b) {
+			break
+		}
+		if b[i] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(b[i:])
+			if (r == '。' || r == '！' || r == '？') && hasContent(b[last:i]) {
+				n++
+				last = i + size
+			}
+			i += size
+			continue
+		}
+		j := i + 1
+		for j < len(b) && (b[j] == '.' || b[j] == '!' || b[j] == '?') {
+			j++
+		}
+		j = skipClosers(b, j)
+		if endsSentence(b, i, j) && hasContent(b[last:i]) {
+			n++
+			last = j
+		}
+		i = j
+	}
+	if hasContent(b[last:]) {
+		n++
+	}
+	return n
+}
+
+// countSentencesASCII is countSentences for ASCII text: it jumps from one
+// '.', '!' or '?' to the next with bytes.IndexByte.
+func countSentencesASCII(b []byte) int {
+	marks := [3]byte{'.', '!', '?'}
+	var next [3]int
+	for k, m := range marks {
+		next[k] = indexFrom(b, 0, m)
+	}
+	n, last := 0, 0
+	for {
+		i := min(next[0], next[1], next[2])
+		if i == len(b) {
+			break
+		}
+		j := i + 1
+		for j < len(b) && (b[j] == '.' || b[j] == '!' || b[j] == '?') {
+			j++
+		}
+		j = skipClosers(b, j)
+		if endsSentence(b, i, j) && hasContent(b[last:i]) {
+			n++
+			last = j
+		}
+		for k, m := range marks {
+			if next[k] < j {
+				next[k] = indexFrom(b, j, m)
+			}
+		}
+	}
+	if hasContent(b[last:]) {
+		n++
+	}
+	return n
+}
+
+// indexFrom returns the index of the first c in b at or after from, or
+// len(b).
+func indexFrom(b []byte, from int, c byte) int {
+	if from >= len(b) {
+		return len(b)
+	}
+	if j := bytes.IndexByte(b[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(b)
+}
+
+// sentenceByte marks the bytes countSentences stops at: terminal
+// punctuation and the lead bytes of multi-byte runes.
+var sentenceByte = func() (t [256]uint8) {
+	t['.'], t['!'], t['?'] = 1, 1, 1
+	for c := 0xC0; c < 256; c++ {
+		t[c] = 1
+	}
+	return t
+}()
+
+// hasContent reports whether b holds a letter or digit.
+func hasContent(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if (c|0x20)-'a' < 26 || c-'0' < 10 {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// skipClosers returns the index after the closing quotes and brackets at
+// b[j:].
+func skipClosers(b []byte, j int) int {
+	for j < len(b) {
+		switch b[j] {
+		case '"', '\'', ')', ']':
+			j++
+			continue
+		}
+		if n := closerLen(b[j:]); n > 0 {
+			j += n
+			continue
+		}
+		break
+	}
+	return j
+}
+
+func closerLen(b []byte) int {
+	for _, q := range [...]string{"”", "’", "»"} {
+		if len(b) >= len(q) && string(b[:len(q)]) == q {
+			return len(q)
+		}
+	}
+	return 0
+}
+
+// endsSentence reports whether the terminal punctuation b[i:j] ends a
+// sentence.
+func endsSentence(b []byte, i, j int) bool {
+	if j == len(b) {
+		return true
+	}
+	if sp, _ := isSpaceAt(b, j); !sp {
+		return false
+	}
+	if j != i+1 || b[i] != '.' {
+		return true
+	}
+	// A lone full stop: rule out abbreviations.
+	k := j
+	for k < len(b) {
+		sp, size := isSpaceAt(b, k)
+		if !sp {
+			break
+		}
+		k += size
+	}
+	if k < len(b) && b[k]-'a' < 26 {
+		return false
+	}
+	w := i
+	for w > 0 && (b[w-1]|0x20)-'a' < 26 {
+		w--
+	}
+	prev := b[w:i]
+	if len(prev) == 1 && prev[0]-'A' < 26 {
+		return false
+	}
+	switch string(prev) {
+	case "Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Jr", "Sr", "vs":
+		return false
+	}
+	return true
+}

@@ -1,0 +1,120 @@
+package quality
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/sluice-data/sluice/kernels/words"
+)
+
+var fineWebSignals = []signal{
+	{"fineweb_line_punct_frac", arrow.FLOAT64},
+	{"fineweb_short_line_frac", arrow.FLOAT64},
+	{"fineweb_dup_line_char_frac", arrow.FLOAT64},
+	{"fineweb_newline_word_ratio", arrow.FLOAT64},
+}
+
+const (
+	fwLinePunctFrac = iota
+	fwShortLineFrac
+	fwDupLineCharFrac
+	fwNewlineWordRatio
+)
+
+type fineWeb struct {
+	c        FineWebConfig
+	endMarks [][]byte
+	pool     sync.Pool
+}
+
+type fineWebScratch struct {
+	lines []words.Span
+	tab   hashTable
+}
+
+func newFineWeb(c FineWebConfig) *fineWeb {
+	f := &fineWeb{c: c, endMarks: byteSlices(c.EndMarks)}
+	f.pool.New = func() any { return new(fineWebScratch) }
+	return f
+}
+
+func (f *fineWeb) Name() string      { return "fineweb" }
+func (f *fineWeb) Signals() []string { return signalNames(fineWebSignals) }
+
+func (f *fineWeb) Apply(mem memory.Allocator, text *array.String) (Result, error) {
+	col := newColumn(mem, text)
+	defer col.release()
+	out := newOutputs(mem, fineWebSignals, col.n)
+	fail := make([]string, col.n)
+	s := f.pool.Get().(*fineWebScratch)
+	defer f.pool.Put(s)
+	for i := range col.n {
+		t, ok := col.text(i)
+		if !ok {
+			continue
+		}
+		fail[i] = f.row(t, s, out, i)
+	}
+	return Result{Signals: out.arrays(&col), Fail: fail}, nil
+}
+
+func (f *fineWeb) row(text []byte, s *fineWebScratch, out *outputs, i int) string {
+	c := &f.c
+	textChars := runeCount(text)
+	ascii := textChars == len(text)
+	s.lines = words.Lines(text, s.lines[:0])
+	s.tab.reset(len(s.lines))
+	lines, punct, short, dupChars := 0, 0, 0, 0
+	for _, l := range s.lines {
+		b := bytes.TrimSpace(text[l.Start:l.End])
+		if len(b) == 0 {
+			if c.CountBlankLines {
+				lines++
+				short++
+			}
+			continue
+		}
+		lines++
+		if hasAnySuffix(b, f.endMarks) {
+			punct++
+		}
+		n := chars(b, ascii)
+		if int64(n) <= c.ShortLineLength {
+			short++
+		}
+		if c, _ := s.tab.add(xxhash.Sum64(b), 0); c > 1 {
+			dupChars += n
+		}
+	}
+	// Every line but a last one without a line break ends with '\n'.
+	newlines := len(s.lines)
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		newlines--
+	}
+	nw := words.Count(text)
+
+	punctFrac := ratio(punct, lines)
+	shortFrac := ratio(short, lines)
+	dupFrac := ratio(dupChars, textChars-newlines)
+	nlRatio := float64(newlines) / float64(max(nw, 1))
+	out.f[fwLinePunctFrac][i] = punctFrac
+	out.f[fwShortLineFrac][i] = shortFrac
+	out.f[fwDupLineCharFrac][i] = dupFrac
+	out.f[fwNewlineWordRatio][i] = nlRatio
+	switch {
+	case punctFrac < c.MinLinePunctFrac:
+		return "line_punct_frac"
+	case shortFrac > c.MaxShortLineFrac:
+		return "short_line_frac"
+	case dupFrac > c.MaxDupLineCharFrac:
+		return "dup_line_char_frac"
+	case nlRatio > c.MaxNewlineWordRatio:
+		return "newline_word_ratio"
+	}
+	return ""
+}

@@ -1,0 +1,342 @@
+package quality
+
+import (
+	"bytes"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sluice-data/sluice/kernels/words"
+)
+
+var gopherQualitySignals = []signal{
+	{"gopher_word_count", arrow.INT64},
+	{"gopher_mean_word_length", arrow.FLOAT64},
+	{"gopher_hash_word_ratio", arrow.FLOAT64},
+	{"gopher_ellipsis_word_ratio", arrow.FLOAT64},
+	{"gopher_bullet_lines_frac", arrow.FLOAT64},
+	{"gopher_ellipsis_lines_frac", arrow.FLOAT64},
+	{"gopher_alpha_words_frac", arrow.FLOAT64},
+	{"gopher_stop_words", arrow.INT64},
+}
+
+// Indexes into gopherQualitySignals.
+const (
+	gqWordCount = iota
+	gqMeanWordLength
+	gqHashWordRatio
+	gqEllipsisWordRatio
+	gqBulletLinesFrac
+	gqEllipsisLinesFrac
+	gqAlphaWordsFrac
+	gqStopWords
+)
+
+type gopherQuality struct {
+	c         GopherQualityConfig
+	bullets   [][]byte
+	ellipses  [][]byte // lower case
+	stop      stopTable
+	stopByLen [][]stopWord // the stop words by length in bytes, when stop cannot hold them
+	nStop     int          // distinct stop words
+	pool      sync.Pool
+}
+
+type stopWord struct {
+	word  string
+	index int // among the distinct stop words
+}
+
+// stopTable finds stop words of up to 8 bytes with one multiplication: a
+// word's bytes, as a number, times mul select a slot, and the slot holds
+// that number if the word is a stop word. New picks mul so that no two stop
+// words share a slot.
+type stopTable struct {
+	keys  []uint64 // 0 for an empty slot: no word packs to 0
+	index []int32
+	mul   uint64
+	shift uint
+}
+
+// newStopTable returns the table for words, or false if a word is longer
+// than 8 bytes or no multiplier in a fixed search separates them.
+func newStopTable(words []string) (stopTable, bool) {
+	bits := uint(6)
+	for 1<<bits < 4*len(words) {
+		bits++
+	}
+	t := stopTable{keys: make([]uint64, 1<<bits), index: make([]int32, 1<<bits), shift: 64 - bits}
+	for _, w := range words {
+		if len(w) > 8 {
+			return t, false
+		}
+	}
+	mul := uint64(0x9E3779B97F4A7C15)
+search:
+	for range 10000 {
+		mul = mul*6364136223846793005 + 1442695040888963407 | 1
+		clear(t.keys)
+		for i, w := range words {
+			key := packShort([]byte(w))
+			slot := key * mul >> t.shift
+			if t.keys[slot] != 0 {
+				continue search
+			}
+			t.keys[slot], t.index[slot] = key, int32(i)
+		}
+		t.mul = mul
+		return t, true
+	}
+	return t, false
+}
+
+type gopherQualityScratch struct {
+	words []words.Span
+	lines []words.Span
+	seen  []bool
+}
+
+func newGopherQuality(c GopherQualityConfig) *gopherQuality {
+	f := &gopherQuality{c: c, bullets: byteSlices(c.Bullets)}
+	for _, e := range c.EllipsisLineEndings {
+		f.ellipses = append(f.ellipses, lowerASCII(nil, []byte(e)))
+	}
+	seen := map[string]bool{}
+	var distinct []string
+	for _, w := range c.StopWords {
+		if !seen[w] {
+			seen[w] = true
+			distinct = append(distinct, w)
+		}
+	}
+	f.nStop = len(distinct)
+	var ok bool
+	if f.stop, ok = newStopTable(distinct); !ok {
+		f.stop = stopTable{}
+		for i, w := range distinct {
+			for len(f.stopByLen) <= len(w) {
+				f.stopByLen = append(f.stopByLen, nil)
+			}
+			f.stopByLen[len(w)] = append(f.stopByLen[len(w)], stopWord{word: w, index: i})
+		}
+	}
+	f.pool.New = func() any { return &gopherQualityScratch{seen: make([]bool, f.nStop)} }
+	return f
+}
+
+func (f *gopherQuality) Name() string      { return "gopher_quality" }
+func (f *gopherQuality) Signals() []string { return signalNames(gopherQualitySignals) }
+
+func (f *gopherQuality) Apply(mem memory.Allocator, text *array.String) (Result, error) {
+	col := newColumn(mem, text)
+	defer col.release()
+	out := newOutputs(mem, gopherQualitySignals, col.n)
+	fail := make([]string, col.n)
+	s := f.pool.Get().(*gopherQualityScratch)
+	defer f.pool.Put(s)
+	for i := range col.n {
+		t, ok := col.text(i)
+		if !ok {
+			continue
+		}
+		fail[i] = f.row(t, s, out, i)
+	}
+	return Result{Signals: out.arrays(&col), Fail: fail}, nil
+}
+
+// row computes the signals of one text into row i of out and returns the
+// first rule it fails.
+func (f *gopherQuality) row(text []byte, s *gopherQualityScratch, out *outputs, i int) string {
+	c := &f.c
+	s.words = words.Split(text, s.words[:0])
+	nw := len(s.words)
+
+	totalChars, alpha, stop := 0, 0, 0
+	clear(s.seen)
+	cur := newASCIICursor(text)
+	for _, w := range s.words {
+		start, end := int(w.Start), int(w.End)
+		n, c0 := end-start, text[start]
+		if cur.plain(start, end) {
+			totalChars += n
+			if (c0|0x20)-'a' < 26 || hasLetter(text[start:end]) {
+				alpha++
+			}
+		} else {
+			chars, letter := wordStats(text[start:end])
+			totalChars += chars
+			if letter {
+				alpha++
+			}
+		}
+		k := -1
+		if f.stop.keys != nil {
+			if n <= 8 {
+				key := loadShort(text, start, end)
+				if slot := key * f.stop.mul >> f.stop.shift; f.stop.keys[slot] == key {
+					k = int(f.stop.index[slot])
+				}
+			}
+		} else {
+			k = f.stopIndex(text[start:end])
+		}
+		if k >= 0 {
+			if !c.DistinctStopWords {
+				stop++
+			} else if !s.seen[k] {
+				s.seen[k] = true
+				stop++
+			}
+		}
+	}
+	tokens := nw + symbolTokens(text, s.words)
+
+	hashes := bytes.Count(text, hashMark)
+	ellipses := bytes.Count(text, dots) + bytes.Count(text, ellipsisRune)
+
+	nl, bullets, ellLines := 0, 0, 0
+	s.lines = words.Lines(text, s.lines[:0])
+	for _, l := range s.lines {
+		b := bytes.TrimSpace(text[l.Start:l.End])
+		if len(b) == 0 {
+			continue
+		}
+		nl++
+		if hasAnyPrefix(b, f.bullets) {
+			bullets++
+		}
+		if hasAnySuffixFold(b, f.ellipses) {
+			ellLines++
+		}
+	}
+
+	perWord := max(nw, 1)
+	wordCount := int64(nw)
+	mean := ratio(totalChars, nw)
+	hashRatio := float64(hashes) / float64(perWord)
+	ellRatio := float64(ellipses) / float64(perWord)
+	bulletFrac := ratio(bullets, nl)
+	ellFrac := ratio(ellLines, nl)
+	alphaFrac := ratio(alpha, tokens)
+	stopWords := int64(stop)
+
+	out.i[gqWordCount][i] = wordCount
+	out.f[gqMeanWordLength][i] = mean
+	out.f[gqHashWordRatio][i] = hashRatio
+	out.f[gqEllipsisWordRatio][i] = ellRatio
+	out.f[gqBulletLinesFrac][i] = bulletFrac
+	out.f[gqEllipsisLinesFrac][i] = ellFrac
+	out.f[gqAlphaWordsFrac][i] = alphaFrac
+	out.i[gqStopWords][i] = stopWords
+
+	switch {
+	case wordCount < c.MinWordCount || wordCount > c.MaxWordCount:
+		return "word_count"
+	case mean < c.MinMeanWordLength || mean > c.MaxMeanWordLength:
+		return "mean_word_length"
+	case hashRatio > c.MaxHashWordRatio:
+		return "hash_word_ratio"
+	case ellRatio > c.MaxEllipsisWordRatio:
+		return "ellipsis_word_ratio"
+	case bulletFrac > c.MaxBulletLinesFrac:
+		return "bullet_lines_frac"
+	case ellFrac > c.MaxEllipsisLinesFrac:
+		return "ellipsis_lines_frac"
+	case alphaFrac < c.MinAlphaWordsFrac:
+		return "alpha_words_frac"
+	case stopWords < c.MinStopWords:
+		return "stop_words"
+	}
+	return ""
+}
+
+// stopIndex returns the index of stop word b, or -1, for stop word lists
+// that do not fit a stopTable.
+func (f *gopherQuality) stopIndex(b []byte) int {
+	if len(b) < len(f.stopByLen) {
+		for _, sw := range f.stopByLen[len(b)] {
+			if string(b) == sw.word {
+				return sw.index
+			}
+		}
+	}
+	return -1
+}
+
+// wordStats returns the characters of a word and whether one is a letter.
+// Words hold no invalid UTF-8: invalid bytes separate words.
+func wordStats(b []byte) (chars int, letter bool) {
+	for i := 0; i < len(b); chars++ {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			letter = letter || (c|0x20)-'a' < 26
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		letter = letter || unicode.IsLetter(r)
+		i += size
+	}
+	return chars, letter
+}
+
+var (
+	hashMark     = []byte("#")
+	dots         = []byte("...")
+	ellipsisRune = []byte("…")
+)
+
+// symbolTokens counts the white-space-delimited tokens of text that hold no
+// word, such as "-", "|" or "&&" standing alone. ws are the words of text.
+// Such a token lies inside a gap between two words, away from both: a run
+// of symbols that touches a word ("end.", "(see") belongs to that word's
+// token.
+func symbolTokens(text []byte, ws []words.Span) int {
+	if len(ws) == 0 {
+		return runs(text, true, true)
+	}
+	count := 0
+	prev := 0
+	for k, w := range ws {
+		// Between two words a standalone token needs white space on both
+		// sides: three bytes at least, which most gaps (" ", ", ") lack.
+		if start := int(w.Start); start-prev >= 3 || k == 0 && start > 0 {
+			count += runs(text[prev:start], k == 0, false)
+		}
+		prev = int(w.End)
+	}
+	if prev < len(text) {
+		count += runs(text[prev:], false, true)
+	}
+	return count
+}
+
+// runs counts the runs of non-space bytes in gap, a stretch of text between
+// words, that touch no word: a run at the start of gap touches the word
+// before it unless first, a run at its end the word after it unless last.
+func runs(gap []byte, first, last bool) int {
+	count := 0
+	in := false         // inside a run of non-space bytes
+	standalone := false // the current run started after white space
+	for i := 0; i < len(gap); {
+		sp, size := isSpaceAt(gap, i)
+		if sp {
+			if in && standalone {
+				count++
+			}
+			in = false
+		} else if !in {
+			in = true
+			standalone = i > 0 || first
+		}
+		i += size
+	}
+	if in && standalone && last {
+		count++
+	}
+	return count
+}

@@ -1,0 +1,71 @@
+package stages
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sluice-data/sluice/kernels/quality"
+	"github.com/sluice-data/sluice/pipeline"
+)
+
+// Common are the settings every stage of a run shares.
+type Common struct {
+	TextField string
+	Annotate  bool
+	Profile   string // quality rule defaults: paper, datatrove, dolma, nemo
+}
+
+// Names lists the stages Build knows, in the order `sluice clean` runs
+// them.
+var Names = append([]string{"normalize"}, append(append([]string(nil), quality.Names...), "pii")...)
+
+// Build makes the stage a spec names, with its parameters decoded
+// strictly (unknown keys are errors naming the line).
+func Build(spec Spec, c Common) (pipeline.Stage, error) {
+	what := "stage " + spec.Name
+	switch spec.Name {
+	case "normalize":
+		var p NormalizeParams
+		if err := DecodeStrict(spec.Params, &p, spec.Where, what); err != nil {
+			return nil, err
+		}
+		s, err := NewNormalize(c.TextField, p)
+		return wrap(s, err, spec)
+	case "pii":
+		var p PIIParams
+		if err := DecodeStrict(spec.Params, &p, spec.Where, what); err != nil {
+			return nil, err
+		}
+		s, err := NewPII(c.TextField, p)
+		return wrap(s, err, spec)
+	}
+	for _, name := range quality.Names {
+		if spec.Name != name {
+			continue
+		}
+		cfg, err := quality.ProfileConfig(profileOrDefault(c.Profile))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.Where, err)
+		}
+		if err := DecodeStrict(spec.Params, &cfg, spec.Where, what); err != nil {
+			return nil, err
+		}
+		s, err := NewQuality(c.TextField, name, cfg, c.Annotate)
+		return wrap(s, err, spec)
+	}
+	return nil, fmt.Errorf("%s: unknown stage %q (known: %s)", spec.Where, spec.Name, strings.Join(Names, ", "))
+}
+
+func profileOrDefault(p string) string {
+	if p == "" {
+		return "paper"
+	}
+	return p
+}
+
+func wrap[S pipeline.Stage](s S, err error, spec Spec) (pipeline.Stage, error) {
+	if err != nil {
+		return nil, fmt.Errorf("%s: stage %s: %w", spec.Where, spec.Name, err)
+	}
+	return s, nil
+}

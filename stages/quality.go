@@ -1,0 +1,88 @@
+package stages
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
+	"github.com/sluice-data/sluice/kernels/quality"
+	"github.com/sluice-data/sluice/pipeline"
+)
+
+// Quality runs one published rule set (gopher_quality, gopher_repetition,
+// c4, fineweb) over the text column.
+type Quality struct {
+	textField string
+	annotate  bool
+	filter    quality.Filter
+	config    quality.Config
+	fields    []arrow.Field
+}
+
+// NewQuality returns the stage for the rule set name with config c.
+func NewQuality(textField, name string, c quality.Config, annotate bool) (*Quality, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := quality.New(name, c)
+	if err != nil {
+		return nil, err
+	}
+	q := &Quality{textField: textField, annotate: annotate, filter: f, config: c}
+	// The signal types come from running the filter on no rows.
+	mem := memory.NewGoAllocator()
+	empty := columnar.Strings(mem, nil, false)
+	defer empty.Release()
+	res, err := f.Apply(mem, empty)
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range f.Signals() {
+		q.fields = append(q.fields, arrow.Field{Name: name, Type: res.Signals[i].DataType(), Nullable: true})
+		res.Signals[i].Release()
+	}
+	if res.Rewritten != nil {
+		res.Rewritten.Release()
+	}
+	return q, nil
+}
+
+func (q *Quality) Name() string { return q.filter.Name() }
+func (q *Quality) Config() any  { return q.config }
+func (q *Quality) Close() error { return nil }
+
+func (q *Quality) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	if err := checkTextField(in, q.textField); err != nil {
+		return nil, err
+	}
+	if !q.annotate {
+		return in, nil
+	}
+	return annotatedSchema(in, q.signalFields()), nil
+}
+
+func (q *Quality) signalFields() []arrow.Field { return q.fields }
+
+func (q *Quality) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+	text, idx, err := textColumn(rec, q.textField)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	res, err := q.filter.Apply(mem, text)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	defer func() {
+		for _, s := range res.Signals {
+			s.Release()
+		}
+	}()
+	in := rec
+	if res.Rewritten != nil {
+		in = columnar.SetColumns(rec, []arrow.Field{rec.Schema().Field(idx)}, []arrow.Array{res.Rewritten})
+		res.Rewritten.Release()
+		defer in.Release()
+	}
+	return decide(ctx, mem, q.filter.Name(), in, res.Fail, q.annotate, q.signalFields(), res.Signals)
+}
