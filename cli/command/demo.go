@@ -8,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/sluice-data/sluice/demo"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 )
 
@@ -34,8 +37,10 @@ func demoCommand(s Streams) *cli.Command {
 		Name:      "demo",
 		Usage:     "run the pipeline on a sample corpus built into the binary",
 		ArgsUsage: "[-o OUT]",
-		Description: "Converts a sample corpus of about 300 documents (web pages, books, forum threads, code docs)\n" +
-			"with the defaults of `sluice convert` into the dataset directory OUT, then tells where to look.\n" +
+		Description: "Runs the pipeline on a sample corpus of about 300 documents (web pages, books, forum threads,\n" +
+			"code docs) with the defaults of `sluice convert` and the stages of `sluice clean --normalize\n" +
+			"--filters gopher_quality,gopher_repetition,c4,fineweb --pii email,phone,ip` into the dataset\n" +
+			"directory OUT, then tells where to look.\n" +
 			"The sample has the faults of a real crawl: malformed lines (quarantined), invalid UTF-8 (repaired),\n" +
 			"a row without text, duplicates, near duplicates, boilerplate, personal data and non-English text.\n" +
 			"OUT is replaced on every run if it is a sluice dataset; any other existing directory is left alone.",
@@ -99,6 +104,18 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
 	}
 	cfg.Inputs[0].Name = demoInput
+	cleanOpts := &CleanOptions{Normalize: "nfc", Filters: strings.Join(quality.Names, ","), PII: "email,phone,ip"}
+	specs, err := cleanOpts.stageSpecs()
+	if err != nil {
+		return err
+	}
+	for _, spec := range specs {
+		st, err := stages.Build(spec, stages.Common{TextField: co.TextField, Profile: "paper"})
+		if err != nil {
+			return err
+		}
+		cfg.Stages = append(cfg.Stages, st)
+	}
 	m, err := pipeline.Run(ctx, cfg, command, Version)
 	if err != nil {
 		return err
@@ -117,8 +134,8 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	for _, out := range m.Outputs {
 		bytesOut += out.Bytes
 	}
-	fmt.Fprintf(w, "sluice demo: converted the built-in sample corpus (%s) with the defaults of `sluice convert`, in %.2fs\n\n",
-		humanBytes(bytesIn), m.WallSecs)
+	fmt.Fprintf(w, "sluice demo: ran the built-in sample corpus (%s) through convert, normalize, the Gopher, C4\n"+
+		"and FineWeb quality rules and PII masking, in %.2fs\n\n", humanBytes(bytesIn), m.WallSecs)
 
 	row := func(label string, n int64, what string) {
 		num := ""
@@ -134,7 +151,7 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		row("written", c.RowsOut, fmt.Sprintf("%s (%d files, %s)", filepath.Join(t.Path, "data"), len(m.Outputs), humanBytes(bytesOut)))
 	}
 	if c.Removed > 0 {
-		row("removed", c.Removed, filepath.Join(t.Path, "removed"))
+		row("removed", c.Removed, filepath.Join(t.Path, "removed")+": rows a quality rule dropped, with _stage and _reason")
 	}
 	if q := m.Side["quarantine"]; q != "" {
 		row("quarantined", c.Quarantined, q+": lines that are not JSON objects, with line, error and raw text")
@@ -153,9 +170,22 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	fmt.Fprintf(w, "  %-15s %6s   (%d in = %d written + %d removed + %d quarantined%s)\n", "", "",
 		c.RowsIn, c.RowsOut, c.Removed, c.Quarantined, blankNote)
 
-	fmt.Fprint(w, "\nLeft in the data for the cleaning and dedup stages: exact and near duplicates, boilerplate\n"+
-		"lines repeated across pages (cookie banners, newsletter prompts, navigation), e-mail addresses,\n"+
-		"phone numbers and IP addresses, very short pages, and text in six languages besides English.\n")
+	fmt.Fprint(w, "\nStages:\n")
+	for _, st := range m.Stages {
+		fmt.Fprintf(w, "  %-18s %5d in %5d out", st.Name, st.RowsIn, st.RowsOut)
+		reasons := make([]string, 0, len(st.Removed))
+		for r := range st.Removed {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		for _, r := range reasons {
+			fmt.Fprintf(w, "  %s=%d", r, st.Removed[r])
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, "\nLeft in the data for the dedup stages: exact and near duplicates and boilerplate lines\n"+
+		"repeated across pages (cookie banners, newsletter prompts, navigation); and text in six languages\n"+
+		"besides English for language identification.\n")
 
 	glob := filepath.ToSlash(filepath.Join(t.Path, "data", "*.parquet"))
 	sqlPath := strings.ReplaceAll(glob, "'", "''")
@@ -163,6 +193,8 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT meta.source, count(*) FROM read_parquet('"+sqlPath+"') GROUP BY 1"))
 	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT count(*) AS copies, list(id) AS ids FROM read_parquet('"+sqlPath+
 		"') GROUP BY text HAVING copies > 1"))
+	removedGlob := strings.ReplaceAll(filepath.ToSlash(filepath.Join(t.Path, "removed", "*.parquet")), "'", "''")
+	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT _stage, _reason, count(*) FROM read_parquet('"+removedGlob+"') GROUP BY ALL ORDER BY 3 DESC"))
 	if q := m.Side["quarantine"]; q != "" {
 		fmt.Fprintf(w, "  cat %s\n", squote(q))
 	}

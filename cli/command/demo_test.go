@@ -37,8 +37,10 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("run %d: %v", run, err)
 		}
 		var m struct {
-			Inputs []dataset.InputFile `json:"inputs"`
-			Counts dataset.Counts      `json:"counts"`
+			Inputs  []dataset.InputFile   `json:"inputs"`
+			Stages  []dataset.StageCounts `json:"stages"`
+			Removed []dataset.OutputFile  `json:"removed_outputs"`
+			Counts  dataset.Counts        `json:"counts"`
 		}
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatalf("run %d: manifest.json: %v", run, err)
@@ -47,8 +49,11 @@ func TestDemo(t *testing.T) {
 		if c.RowsIn != c.RowsOut+c.Removed+c.Quarantined {
 			t.Errorf("run %d: rows_in %d != rows_out %d + removed %d + quarantined %d", run, c.RowsIn, c.RowsOut, c.Removed, c.Quarantined)
 		}
-		if c.Removed != 0 {
-			t.Errorf("run %d: removed = %d, want 0 (conversion removes nothing)", run, c.Removed)
+		if c.Removed == 0 || len(m.Removed) == 0 {
+			t.Errorf("run %d: removed = %d (files %v), want the short and repetitive pages removed", run, c.Removed, m.Removed)
+		}
+		if len(m.Stages) != 6 || m.Stages[0].Name != "normalize" || m.Stages[5].Name != "pii" {
+			t.Errorf("run %d: stages %+v, want normalize, the four rule sets and pii", run, m.Stages)
 		}
 		if c.Quarantined < 2 {
 			t.Errorf("run %d: quarantined = %d, want at least 2 (the malformed lines)", run, c.Quarantined)
