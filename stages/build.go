@@ -2,6 +2,7 @@ package stages
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/sluice-data/sluice/kernels/quality"
@@ -26,14 +27,14 @@ func Build(spec Spec, c Common) (pipeline.Stage, error) {
 	switch spec.Name {
 	case "normalize":
 		var p NormalizeParams
-		if err := DecodeStrict(spec.Params, &p, spec.Where, what); err != nil {
+		if err := DecodeStrict(spec.Params, &p, spec.File, what); err != nil {
 			return nil, err
 		}
 		s, err := NewNormalize(c.TextField, p)
 		return wrap(s, err, spec)
 	case "pii":
 		var p PIIParams
-		if err := DecodeStrict(spec.Params, &p, spec.Where, what); err != nil {
+		if err := DecodeStrict(spec.Params, &p, spec.File, what); err != nil {
 			return nil, err
 		}
 		s, err := NewPII(c.TextField, p)
@@ -47,13 +48,26 @@ func Build(spec Spec, c Common) (pipeline.Stage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Where, err)
 		}
-		if err := DecodeStrict(spec.Params, &cfg, spec.Where, what); err != nil {
+		// A stage's parameters are its own part of the quality config.
+		if err := DecodeStrict(spec.Params, ruleSetConfig(&cfg, name), spec.File, what); err != nil {
 			return nil, err
 		}
 		s, err := NewQuality(c.TextField, name, cfg, c.Annotate)
 		return wrap(s, err, spec)
 	}
 	return nil, fmt.Errorf("%s: unknown stage %q (known: %s)", spec.Where, spec.Name, strings.Join(Names, ", "))
+}
+
+// ruleSetConfig returns a pointer to the field of c that configures the
+// rule set name (the field whose yaml key is the name).
+func ruleSetConfig(c *quality.Config, name string) any {
+	v := reflect.ValueOf(c).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0] == name {
+			return v.Field(i).Addr().Interface()
+		}
+	}
+	panic("stages: quality.Config has no field for rule set " + name)
 }
 
 func profileOrDefault(p string) string {

@@ -22,7 +22,7 @@ import (
 //	stages:
 //	  - normalize: {form: nfc}
 //	  - pii: {kinds: [email, phone, ip]}
-//	  - gopher_quality: {min_words: 50}
+//	  - gopher_quality: {min_word_count: 50}
 //	  - c4: {}
 type File struct {
 	Input     []string `yaml:"input"`
@@ -39,6 +39,7 @@ type File struct {
 type Spec struct {
 	Name   string
 	Params *yaml.Node // nil when the stage has no parameters
+	File   string     // the pipeline file (or the flag) the stage comes from
 	Where  string     // "file:line" for error messages
 }
 
@@ -77,13 +78,13 @@ func ParseFile(name string, data []byte) (*File, error) {
 		where := fmt.Sprintf("%s:%d", name, item.Line)
 		switch {
 		case item.Kind == yaml.ScalarNode:
-			f.Stages = append(f.Stages, Spec{Name: item.Value, Where: where})
+			f.Stages = append(f.Stages, Spec{Name: item.Value, File: name, Where: where})
 		case item.Kind == yaml.MappingNode && len(item.Content) == 2:
 			params := item.Content[1]
 			if params.Kind == yaml.ScalarNode && params.Tag == "!!null" {
 				params = nil
 			}
-			f.Stages = append(f.Stages, Spec{Name: item.Content[0].Value, Params: params, Where: where})
+			f.Stages = append(f.Stages, Spec{Name: item.Content[0].Value, Params: params, File: name, Where: where})
 		default:
 			return nil, fmt.Errorf("%s: a stage is `- name: {parameters}` or `- name`", where)
 		}
@@ -105,7 +106,7 @@ func DecodeStrict(node *yaml.Node, v any, file, what string) error {
 		if errors.As(err, &te) {
 			return fmt.Errorf("%s: %s: %s", file, what, strings.Join(te.Errors, "; "))
 		}
-		return fmt.Errorf("%s:%d: %s: %w", file, node.Line, what, err)
+		return fmt.Errorf("%s: %s: %w", at(file, node), what, err)
 	}
 	return nil
 }
@@ -118,7 +119,7 @@ func checkKeys(node *yaml.Node, t reflect.Type, file, what string) error {
 		return nil
 	}
 	if node.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s:%d: %s: want a mapping of parameters, got %q", file, node.Line, what, node.Value)
+		return fmt.Errorf("%s: %s: want a mapping of parameters, got %q", at(file, node), what, node.Value)
 	}
 	known := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
@@ -141,11 +142,20 @@ func checkKeys(node *yaml.Node, t reflect.Type, file, what string) error {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return fmt.Errorf("%s:%d: %s: unknown key %q (known: %s)", file, k.Line, what, k.Value, strings.Join(names, ", "))
+			return fmt.Errorf("%s: %s: unknown key %q (known: %s)", at(file, k), what, k.Value, strings.Join(names, ", "))
 		}
 		if err := checkKeys(node.Content[i+1], ft, file, what+"."+k.Value); err != nil && node.Content[i+1].Kind == yaml.MappingNode {
 			return err
 		}
 	}
 	return nil
+}
+
+// at names a node's place: file:line, or the file alone for nodes built
+// from flags.
+func at(file string, n *yaml.Node) string {
+	if n.Line > 0 {
+		return fmt.Sprintf("%s:%d", file, n.Line)
+	}
+	return file
 }

@@ -49,7 +49,7 @@ func NewQuality(textField, name string, c quality.Config, annotate bool) (*Quali
 }
 
 func (q *Quality) Name() string { return q.filter.Name() }
-func (q *Quality) Config() any  { return q.config }
+func (q *Quality) Config() any  { return ruleSetConfig(&q.config, q.filter.Name()) }
 func (q *Quality) Close() error { return nil }
 
 func (q *Quality) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {

@@ -102,7 +102,7 @@ func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
 	param := func(name string, v any) stages.Spec {
 		var n yaml.Node
 		n.Encode(v)
-		return stages.Spec{Name: name, Params: &n, Where: "--" + name}
+		return stages.Spec{Name: name, Params: &n, File: "--" + name, Where: "--" + name}
 	}
 	switch o.Normalize {
 	case "", "none":
@@ -124,7 +124,7 @@ func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
 		}
 		for _, n := range quality.Names {
 			if chosen[n] {
-				specs = append(specs, stages.Spec{Name: n, Where: "--filters"})
+				specs = append(specs, stages.Spec{Name: n, File: "--filters", Where: "--filters"})
 			}
 		}
 	}
