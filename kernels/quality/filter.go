@@ -3,6 +3,7 @@ package quality
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -185,4 +186,23 @@ func (o *outputs) arrays(c *column) []arrow.Array {
 	}
 	o.bufs = nil
 	return out
+}
+
+// applyRows runs row over every non-null text of the column, with scratch
+// state from pool, and collects the signals and fail reasons: the Apply of
+// the filters that judge each text on its own.
+func applyRows[S any](mem memory.Allocator, text *array.String, specs []signal, pool *sync.Pool,
+	row func(text []byte, s *S, out *outputs, i int) string) Result {
+	col := newColumn(mem, text)
+	defer col.release()
+	out := newOutputs(mem, specs, col.n)
+	fail := make([]string, col.n)
+	s := pool.Get().(*S)
+	defer pool.Put(s)
+	for i := range col.n {
+		if t, ok := col.text(i); ok {
+			fail[i] = row(t, s, out, i)
+		}
+	}
+	return Result{Signals: out.arrays(&col), Fail: fail}
 }

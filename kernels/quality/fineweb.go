@@ -47,20 +47,7 @@ func (f *fineWeb) Name() string      { return "fineweb" }
 func (f *fineWeb) Signals() []string { return signalNames(fineWebSignals) }
 
 func (f *fineWeb) Apply(mem memory.Allocator, text *array.String) (Result, error) {
-	col := newColumn(mem, text)
-	defer col.release()
-	out := newOutputs(mem, fineWebSignals, col.n)
-	fail := make([]string, col.n)
-	s := f.pool.Get().(*fineWebScratch)
-	defer f.pool.Put(s)
-	for i := range col.n {
-		t, ok := col.text(i)
-		if !ok {
-			continue
-		}
-		fail[i] = f.row(t, s, out, i)
-	}
-	return Result{Signals: out.arrays(&col), Fail: fail}, nil
+	return applyRows(mem, text, fineWebSignals, &f.pool, f.row), nil
 }
 
 func (f *fineWeb) row(text []byte, s *fineWebScratch, out *outputs, i int) string {

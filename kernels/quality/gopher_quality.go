@@ -132,20 +132,7 @@ func (f *gopherQuality) Name() string      { return "gopher_quality" }
 func (f *gopherQuality) Signals() []string { return signalNames(gopherQualitySignals) }
 
 func (f *gopherQuality) Apply(mem memory.Allocator, text *array.String) (Result, error) {
-	col := newColumn(mem, text)
-	defer col.release()
-	out := newOutputs(mem, gopherQualitySignals, col.n)
-	fail := make([]string, col.n)
-	s := f.pool.Get().(*gopherQualityScratch)
-	defer f.pool.Put(s)
-	for i := range col.n {
-		t, ok := col.text(i)
-		if !ok {
-			continue
-		}
-		fail[i] = f.row(t, s, out, i)
-	}
-	return Result{Signals: out.arrays(&col), Fail: fail}, nil
+	return applyRows(mem, text, gopherQualitySignals, &f.pool, f.row), nil
 }
 
 // row computes the signals of one text into row i of out and returns the
