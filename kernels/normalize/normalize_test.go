@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/sluice-data/sluice/internal/arrowtest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -475,20 +476,10 @@ var texts = []*string{
 	ptr("Héllo, WORLD!  It's—fine."),
 }
 
-func ptr(s string) *string { return &s }
-
-func buildStrings(mem memory.Allocator, vals []*string) *array.String {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	for _, v := range vals {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(*v)
-		}
-	}
-	return b.NewStringArray()
-}
+var (
+	ptr          = arrowtest.Ptr
+	buildStrings = arrowtest.Strings
+)
 
 // checkColumn compares got with fn applied to want, null for null.
 func checkColumn(t *testing.T, got *array.String, want []*string, fn func(string) string) {

@@ -2,6 +2,7 @@ package pii
 
 import (
 	"flag"
+	"github.com/sluice-data/sluice/internal/arrowtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -327,20 +328,10 @@ var texts = []*string{
 	ptr("last 1.2.3.4.5"),
 }
 
-func ptr(s string) *string { return &s }
-
-func buildStrings(mem memory.Allocator, vals []*string) *array.String {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	for _, v := range vals {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(*v)
-		}
-	}
-	return b.NewStringArray()
-}
+var (
+	ptr          = arrowtest.Ptr
+	buildStrings = arrowtest.Strings
+)
 
 func TestColumn(t *testing.T) {
 	n := len(texts)

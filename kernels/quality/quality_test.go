@@ -2,6 +2,7 @@ package quality
 
 import (
 	"fmt"
+	"github.com/sluice-data/sluice/internal/arrowtest"
 	"math"
 	"os"
 	"strings"
@@ -20,20 +21,10 @@ type outcome struct {
 	rewritten string
 }
 
-func ptr(s string) *string { return &s }
-
-func buildStrings(mem memory.Allocator, vals []*string) *array.String {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	for _, v := range vals {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(*v)
-		}
-	}
-	return b.NewStringArray()
-}
+var (
+	ptr          = arrowtest.Ptr
+	buildStrings = arrowtest.Strings
+)
 
 // applyAll runs the filter called name over texts and returns one outcome a
 // row (nil for a null row), checking the shape of the result and that every
