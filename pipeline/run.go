@@ -199,8 +199,10 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if err := m.Counts.Check(); err != nil {
 		return m, err
 	}
-	if err := dataset.WriteManifest(cfg.Target.SidePath("manifest.json"), m); err != nil {
-		return m, err
+	if cfg.Target.Kind != dataset.Discard {
+		if err := dataset.WriteManifest(cfg.Target.SidePath("manifest.json"), m); err != nil {
+			return m, err
+		}
 	}
 	if len(partial) > 0 {
 		return m, fmt.Errorf("%w: %s", ErrPartialInput, strings.Join(partial, "; "))

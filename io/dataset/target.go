@@ -23,6 +23,7 @@ const (
 	Directory   Kind = iota // OUT/data/part-NNNNN.parquet ...
 	ParquetFile             // OUT.parquet
 	JSONLFile               // OUT.jsonl, OUT.jsonl.gz, OUT.jsonl.zst
+	Discard                 // nothing is written: commands that only report (token counts, say)
 )
 
 // Target is a parsed output path.
@@ -48,6 +49,8 @@ func (t Target) Parts() string {
 // one-file target.
 func (t Target) Removed() Target {
 	switch t.Kind {
+	case Discard:
+		return t
 	case Directory:
 		dir := filepath.Join(t.Path, "removed")
 		return Target{Path: dir, Kind: Directory, PartsDir: dir}
@@ -85,6 +88,9 @@ func ParseTarget(path string) Target {
 // or beside a one-file target with the name as a suffix
 // (OUT.parquet.manifest.json → OUT.manifest.json).
 func (t Target) SidePath(name string) string {
+	if t.Kind == Discard {
+		return ""
+	}
 	if t.Kind == Directory {
 		return filepath.Join(t.Path, name)
 	}
@@ -106,6 +112,8 @@ func stem(p string) string {
 // directory is only deleted if it looks like a sluice dataset.
 func (t Target) Prepare(overwrite bool) error {
 	switch t.Kind {
+	case Discard:
+		return nil
 	case Directory:
 		entries, err := os.ReadDir(t.Path)
 		if errors.Is(err, os.ErrNotExist) {

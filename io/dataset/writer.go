@@ -65,6 +65,9 @@ type openFile struct {
 // have been called.
 func NewWriter(mem memory.Allocator, t Target, s *arrow.Schema, opts Options) (*Writer, error) {
 	w := &Writer{target: t, opts: opts, schema: s}
+	if t.Kind == Discard {
+		return w, nil
+	}
 	if t.Kind == JSONLFile {
 		w.enc = jsonl.NewEncoder(s)
 		if t.Compression == input.Zstd {
@@ -88,6 +91,9 @@ func NewWriter(mem memory.Allocator, t Target, s *arrow.Schema, opts Options) (*
 // not keep rec.
 func (w *Writer) Encode(mem memory.Allocator, rec arrow.RecordBatch) (Piece, error) {
 	p := Piece{Rows: rec.NumRows()}
+	if w.target.Kind == Discard {
+		return p, nil
+	}
 	buf, _ := w.buffers.Get().([]byte)
 	if w.target.Kind != JSONLFile {
 		data, err := pqio.EncodePiece(mem, rec, w.opts.Parquet, buf)
@@ -115,6 +121,9 @@ func (w *Writer) Encode(mem memory.Allocator, rec arrow.RecordBatch) (Piece, err
 // Write appends p to the current output file, rolling to a new part file
 // first when the directory limits say so.
 func (w *Writer) Write(p Piece) error {
+	if w.target.Kind == Discard {
+		return nil
+	}
 	if w.cur != nil && w.cur.dir && w.cur.rows > 0 &&
 		((w.opts.MaxFileRows > 0 && w.cur.rows+p.Rows > w.opts.MaxFileRows) ||
 			(w.opts.MaxFileBytes > 0 && w.cur.af.n+int64(len(p.Data)) > w.opts.MaxFileBytes)) {
@@ -180,6 +189,9 @@ func (w *Writer) closeFile() error {
 // that received no rows still gets one (empty) file, so readers find the
 // schema.
 func (w *Writer) Close() ([]OutputFile, error) {
+	if w.target.Kind == Discard {
+		return nil, nil
+	}
 	if w.cur == nil && len(w.outputs) == 0 {
 		if err := w.openFile(); err != nil {
 			return nil, err
