@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-data/sluice/demo"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/kernels/quality"
+	"github.com/sluice-data/sluice/kernels/tokenize"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
@@ -116,11 +117,21 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		}
 		cfg.Stages = append(cfg.Stages, st)
 	}
+	enc, err := tokenize.Get("cl100k_base")
+	if err != nil {
+		return err
+	}
+	tokens := stages.NewTokens(co.TextField, enc.Name(), func() stages.TokenCounter { return enc.NewCounter() },
+		[]string{"meta.source"}, true)
+	cfg.Stages = append(cfg.Stages, tokens)
 	m, err := pipeline.Run(ctx, cfg, command, Version)
 	if err != nil {
 		return err
 	}
 	printDemo(s.Out, cfg.Target, m)
+	groups, total := tokens.Groups()
+	fmt.Fprintf(s.Out, "\nTokens of the kept rows (cl100k_base, column n_tokens; `sluice tokens` and `sluice budget` plan with them):\n")
+	printTokenTable(s.Out, tokenReport(enc.Name(), []string{"meta.source"}, groups, total, m))
 	return nil
 }
 

@@ -1,0 +1,246 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
+	"github.com/sluice-data/sluice/kernels/textlen"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/stats"
+)
+
+// TokenCounter counts the tokens of every value of a string column; nulls
+// stay null. One counter serves one goroutine.
+type TokenCounter interface {
+	Column(mem memory.Allocator, in *array.String) *array.Int64
+}
+
+// TokensColumn is the column the tokens stage adds.
+const TokensColumn = "n_tokens"
+
+// Tokens counts tokens per row, adds them as n_tokens when asked, and
+// aggregates documents, tokens and characters per group. It removes
+// nothing.
+type Tokens struct {
+	textField string
+	tokenizer string
+	groupBy   []string
+	addColumn bool
+	counters  sync.Pool
+
+	mu     sync.Mutex
+	groups map[string]*TokenGroup
+}
+
+// TokenGroup is the aggregate of one group of rows.
+type TokenGroup struct {
+	Key    []string // one value per group-by column; "(null)" for nulls
+	Docs   int64    // rows with a text
+	Tokens int64
+	Chars  int64
+	Hist   stats.Histogram // tokens per document
+}
+
+// NewTokens returns the tokens stage. newCounter makes one counter per
+// worker; tokenizer names it for the manifest.
+func NewTokens(textField, tokenizer string, newCounter func() TokenCounter, groupBy []string, addColumn bool) *Tokens {
+	t := &Tokens{textField: textField, tokenizer: tokenizer, groupBy: groupBy, addColumn: addColumn, groups: map[string]*TokenGroup{}}
+	t.counters.New = func() any { return newCounter() }
+	return t
+}
+
+func (t *Tokens) Name() string { return "tokens" }
+func (t *Tokens) Close() error { return nil }
+func (t *Tokens) Config() any {
+	return map[string]any{"tokenizer": t.tokenizer, "group_by": t.groupBy, "add_column": t.addColumn}
+}
+
+var tokensField = arrow.Field{Name: TokensColumn, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
+
+func (t *Tokens) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	if err := checkTextField(in, t.textField); err != nil {
+		return nil, err
+	}
+	for _, g := range t.groupBy {
+		if _, err := fieldByPath(in, g); err != nil {
+			return nil, err
+		}
+	}
+	if !t.addColumn {
+		return in, nil
+	}
+	return columnar.SetSchemaFields(in, []arrow.Field{tokensField}), nil
+}
+
+func (t *Tokens) Process(_ context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+	text, _, err := textColumn(rec, t.textField)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	counter := t.counters.Get().(TokenCounter)
+	counts := counter.Column(mem, text)
+	t.counters.Put(counter)
+	defer counts.Release()
+	chars := textlen.RuneCounts(mem, text)
+	defer chars.Release()
+
+	keys := make([][]string, len(t.groupBy))
+	for g, path := range t.groupBy {
+		col, err := columnByPath(rec, path)
+		if err != nil {
+			return pipeline.Result{}, err
+		}
+		keys[g] = stringValues(col)
+	}
+	local := map[string]*TokenGroup{}
+	key := make([]string, len(t.groupBy))
+	for i := 0; i < counts.Len(); i++ {
+		if counts.IsNull(i) {
+			continue
+		}
+		for g := range keys {
+			key[g] = keys[g][i]
+		}
+		k := strings.Join(key, "\x00")
+		grp, ok := local[k]
+		if !ok {
+			grp = &TokenGroup{Key: append([]string(nil), key...)}
+			local[k] = grp
+		}
+		n := counts.Value(i)
+		grp.Docs++
+		grp.Tokens += n
+		grp.Chars += chars.Value(i)
+		grp.Hist.Add(n)
+	}
+	t.mu.Lock()
+	for k, grp := range local {
+		if into, ok := t.groups[k]; ok {
+			into.Docs += grp.Docs
+			into.Tokens += grp.Tokens
+			into.Chars += grp.Chars
+			into.Hist.Merge(&grp.Hist)
+		} else {
+			t.groups[k] = grp
+		}
+	}
+	t.mu.Unlock()
+
+	if !t.addColumn {
+		rec.Retain()
+		return pipeline.Result{Kept: rec}, nil
+	}
+	return pipeline.Result{Kept: columnar.SetColumns(rec, []arrow.Field{tokensField}, []arrow.Array{counts})}, nil
+}
+
+// Groups returns the aggregates sorted by key, and their total.
+func (t *Tokens) Groups() ([]*TokenGroup, *TokenGroup) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	total := &TokenGroup{}
+	out := make([]*TokenGroup, 0, len(t.groups))
+	for _, g := range t.groups {
+		out = append(out, g)
+		total.Docs += g.Docs
+		total.Tokens += g.Tokens
+		total.Chars += g.Chars
+		total.Hist.Merge(&g.Hist)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.Join(out[i].Key, "\x00") < strings.Join(out[j].Key, "\x00") })
+	return out, total
+}
+
+// fieldByPath finds a column or a nested struct member, e.g. "meta.source".
+func fieldByPath(s *arrow.Schema, path string) (arrow.Field, error) {
+	parts := strings.Split(path, ".")
+	idx := s.FieldIndices(parts[0])
+	if len(idx) == 0 {
+		return arrow.Field{}, fmt.Errorf("no column %q to group by (columns: %v)", parts[0], fieldNames(s))
+	}
+	f := s.Field(idx[0])
+	for _, p := range parts[1:] {
+		st, ok := f.Type.(*arrow.StructType)
+		if !ok {
+			return arrow.Field{}, fmt.Errorf("cannot group by %q: %s is not a struct", path, f.Name)
+		}
+		child, ok := st.FieldByName(p)
+		if !ok {
+			return arrow.Field{}, fmt.Errorf("cannot group by %q: %s has no member %q", path, f.Name, p)
+		}
+		f = child
+	}
+	return f, nil
+}
+
+// columnByPath returns the array at a column path. A null struct makes its
+// members null.
+func columnByPath(rec arrow.RecordBatch, path string) (arrow.Array, error) {
+	parts := strings.Split(path, ".")
+	idx := rec.Schema().FieldIndices(parts[0])
+	if len(idx) == 0 {
+		return nil, fmt.Errorf("no column %q", parts[0])
+	}
+	col := rec.Column(idx[0])
+	for _, p := range parts[1:] {
+		st, ok := col.(*array.Struct)
+		if !ok {
+			return nil, fmt.Errorf("%q is not a struct", path)
+		}
+		i, ok := st.DataType().(*arrow.StructType).FieldIdx(p)
+		if !ok {
+			return nil, fmt.Errorf("no member %q in %q", p, path)
+		}
+		parent := st
+		col = st.Field(i)
+		if parent.NullN() > 0 {
+			col = &nullMasked{Array: col, parent: parent}
+		}
+	}
+	return col, nil
+}
+
+// nullMasked reads a struct member as null where its struct is null.
+type nullMasked struct {
+	arrow.Array
+	parent arrow.Array
+}
+
+func (n *nullMasked) IsNull(i int) bool { return n.parent.IsNull(i) || n.Array.IsNull(i) }
+
+// stringValues renders every value of col as a group key.
+func stringValues(col arrow.Array) []string {
+	if nm, ok := col.(*nullMasked); ok {
+		out := stringValues(nm.Array)
+		for i := range out {
+			if nm.parent.IsNull(i) {
+				out[i] = "(null)"
+			}
+		}
+		return out
+	}
+	out := make([]string, col.Len())
+	for i := range out {
+		switch {
+		case col.IsNull(i):
+			out[i] = "(null)"
+		default:
+			switch a := col.(type) {
+			case *array.String:
+				out[i] = a.Value(i)
+			case *array.Int64:
+				out[i] = strconv.FormatInt(a.Value(i), 10)
+			default:
+				out[i] = col.ValueStr(i)
+			}
+		}
+	}
+	return out
+}
