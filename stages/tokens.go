@@ -30,11 +30,14 @@ const TokensColumn = "n_tokens"
 // aggregates documents, tokens and characters per group. It removes
 // nothing.
 type Tokens struct {
-	textField string
-	tokenizer string
-	groupBy   []string
-	addColumn bool
-	counters  sync.Pool
+	textField  string
+	tokenizer  string
+	groupBy    []string
+	addColumn  bool
+	newCounter func() TokenCounter
+	// counters is a free list: counters keep their piece caches warm
+	// across batches, which a sync.Pool would drop at every GC.
+	counters chan TokenCounter
 
 	mu     sync.Mutex
 	groups map[string]*TokenGroup
@@ -52,9 +55,8 @@ type TokenGroup struct {
 // NewTokens returns the tokens stage. newCounter makes one counter per
 // worker; tokenizer names it for the manifest.
 func NewTokens(textField, tokenizer string, newCounter func() TokenCounter, groupBy []string, addColumn bool) *Tokens {
-	t := &Tokens{textField: textField, tokenizer: tokenizer, groupBy: groupBy, addColumn: addColumn, groups: map[string]*TokenGroup{}}
-	t.counters.New = func() any { return newCounter() }
-	return t
+	return &Tokens{textField: textField, tokenizer: tokenizer, groupBy: groupBy, addColumn: addColumn,
+		newCounter: newCounter, counters: make(chan TokenCounter, 256), groups: map[string]*TokenGroup{}}
 }
 
 func (t *Tokens) Name() string { return "tokens" }
@@ -85,9 +87,17 @@ func (t *Tokens) Process(_ context.Context, mem memory.Allocator, rec arrow.Reco
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	counter := t.counters.Get().(TokenCounter)
+	var counter TokenCounter
+	select {
+	case counter = <-t.counters:
+	default:
+		counter = t.newCounter()
+	}
 	counts := counter.Column(mem, text)
-	t.counters.Put(counter)
+	select {
+	case t.counters <- counter:
+	default:
+	}
 	defer counts.Release()
 	chars := textlen.RuneCounts(mem, text)
 	defer chars.Release()
