@@ -28,6 +28,7 @@ type BudgetOptions struct {
 	TargetTokens   string
 	MixFile        string
 	JSON           bool
+	Tokenizer      string
 }
 
 func budgetCommand(s Streams) *cli.Command {
@@ -35,7 +36,8 @@ func budgetCommand(s Streams) *cli.Command {
 	return &cli.Command{
 		Name:  "budget",
 		Usage: "plan a training run: tokens seen, compute-optimal tokens and model size, FLOPs, epochs per source",
-		Description: "Give the corpus as --tokens (the number `sluice tokens` prints) or as --docs × --tokens-per-doc,\n" +
+		Description: "Give the corpus as a PATH (a dataset or JSONL it counts with --tokenizer, or the counts.json that\n" +
+			"`sluice tokens -o counts.json` wrote), as --tokens (the number `sluice tokens` prints), or as --docs × --tokens-per-doc,\n" +
 			"or a mixture with --mix, --source-tokens and --target-tokens (or --mix-file). Counts take 800,\n" +
 			"1_000_000, 7e9, 125M, 2.4B, 1.5T (K, M, B, T in any case).\n\n" +
 			"tokens seen = corpus tokens × epochs; compute-optimal tokens = params × tokens per parameter\n" +
@@ -70,7 +72,10 @@ func budgetCommand(s Streams) *cli.Command {
 				Usage: "a YAML mixture `FILE` with target_tokens and sources (see above), instead of --mix"},
 			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
 				Usage: "print one JSON object instead of the table"},
+			&cli.StringFlag{Name: "tokenizer", Value: "cl100k_base", Destination: &o.Tokenizer,
+				Usage: "with a dataset PATH: the encoding its tokens are counted with"},
 		},
+		ArgsUsage: "[PATH]",
 		Action: action(func(c *cli.Context) error {
 			return runBudget(c.Context, o, c.Args().Slice(), s)
 		}),
@@ -97,7 +102,7 @@ func (o *BudgetOptions) budgetInput(args []string) (budget.Input, error) {
 	}
 	var in budget.Input
 	if len(args) > 0 {
-		bad("budget takes no arguments, not %q (count a dataset with `sluice tokens` and pass its total as --tokens)", strings.Join(args, " "))
+		bad("budget takes at most one dataset or counts file, not %q", strings.Join(args, " "))
 	}
 	in.CorpusTokens = count("tokens", o.Tokens)
 	in.Docs = count("docs", o.Docs)
@@ -228,7 +233,18 @@ func assignments(flag string, items []string, parse func(string) (float64, error
 	return out, nil
 }
 
-func runBudget(_ context.Context, o *BudgetOptions, args []string, s Streams) error {
+func runBudget(ctx context.Context, o *BudgetOptions, args []string, s Streams) error {
+	if len(args) == 1 {
+		if o.Tokens != "" || o.Docs != "" {
+			return usagef("give the corpus as a path or as --tokens/--docs, not both")
+		}
+		tokens, docs, err := o.corpusFromPath(ctx, args[0], s)
+		if err != nil {
+			return err
+		}
+		o.Docs, o.TokensPerDoc = strconv.FormatInt(docs, 10), strconv.FormatFloat(float64(tokens)/float64(max(docs, 1)), 'f', -1, 64)
+		args = nil
+	}
 	in, err := o.budgetInput(args)
 	if err != nil {
 		return err
@@ -421,4 +437,36 @@ func printRows(w io.Writer, rows [][]string, widths []int, right []bool) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
+}
+
+// corpusFromPath reads the corpus size from a counts file that `sluice
+// tokens -o counts.json` wrote, or counts the tokens of a dataset.
+func (o *BudgetOptions) corpusFromPath(ctx context.Context, path string, s Streams) (tokens, docs int64, err error) {
+	note := s.Out
+	if o.JSON {
+		note = s.Err // stdout holds only the JSON object
+	}
+	if strings.HasSuffix(path, ".json") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return 0, 0, usageError{err}
+		}
+		var rep TokenReport
+		if err := json.Unmarshal(data, &rep); err == nil && rep.Tokenizer != "" {
+			fmt.Fprintf(note, "corpus from %s: %s tokens (%s) in %d documents\n\n", path, humanCount(rep.Total.Tokens), rep.Tokenizer, rep.Total.Documents)
+			return rep.Total.Tokens, rep.Total.Documents, nil
+		}
+	}
+	co, err := convertDefaults()
+	if err != nil {
+		return 0, 0, err
+	}
+	co.NoProgress = true
+	to := &TokensOptions{ConvertOptions: *co, Tokenizer: o.Tokenizer}
+	rep, err := countTokens(ctx, to, []string{path}, nil, s)
+	if err != nil {
+		return 0, 0, err
+	}
+	fmt.Fprintf(note, "corpus from %s: %s tokens (%s) in %d documents\n\n", path, humanCount(rep.Total.Tokens), rep.Tokenizer, rep.Total.Documents)
+	return rep.Total.Tokens, rep.Total.Documents, nil
 }

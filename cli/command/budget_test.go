@@ -328,7 +328,7 @@ func TestBudgetUsageErrors(t *testing.T) {
 		{[]string{"--tokens", "0"}, "--tokens must be positive"},
 		{[]string{"--tokens", "1B", "--params", "0"}, "--params must be positive"},
 		{[]string{"--tokens", "1B", "--frobnicate"}, "frobnicate"},
-		{[]string{"data.jsonl"}, "budget takes no arguments"},
+		{[]string{"data.jsonl"}, "data.jsonl: no such file"},
 		{[]string{"--tokens", "1B", "--target-tokens", "2B"}, "--target-tokens needs --mix"},
 		{[]string{"--mix", "web=1"}, "--mix needs --source-tokens"},
 		{[]string{"--source-tokens", "web=1B"}, "--source-tokens needs --mix"},
@@ -364,6 +364,29 @@ func TestBudgetHelp(t *testing.T) {
 	for _, want := range []string{"--tokens N", "sluice tokens", "--docs N", "--tokens-per-doc M", "--mix-file FILE", "target_tokens: 1T"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in the help:\n%s", want, out)
+		}
+	}
+}
+
+func TestBudgetCountsAPathOrReadsACountsFile(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(`{"text":"one two three four"}`+"\n"+`{"text":"five six"}`+"\n"), 0o644)
+	counts := filepath.Join(dir, "counts.json")
+	runMain(t, "tokens", in, "-o", counts)
+	var rep TokenReport
+	data, _ := os.ReadFile(counts)
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Total.Tokens == 0 {
+		t.Fatalf("counts.json: %v %+v", err, rep)
+	}
+	for _, path := range []string{in, counts} {
+		out, _ := runMain(t, "budget", path, "--epochs", "2", "--json")
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: %v\n%s", path, err, out)
+		}
+		if got["corpus_tokens"].(float64) != float64(rep.Total.Tokens) || got["tokens_seen"].(float64) != 2*float64(rep.Total.Tokens) {
+			t.Fatalf("%s: corpus_tokens %v, tokens_seen %v, want %d and twice that", path, got["corpus_tokens"], got["tokens_seen"], rep.Total.Tokens)
 		}
 	}
 }

@@ -87,18 +87,43 @@ func (o *TokensOptions) counterFactory() (func() stages.TokenCounter, string, er
 }
 
 func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s Streams) error {
-	newCounter, name, err := o.counterFactory()
-	if err != nil {
-		return err
-	}
 	countsOut := ""
 	if !o.AddColumn {
-		countsOut, o.Output = o.Output, "discard"
+		countsOut, o.Output = o.Output, ""
 		if countsOut != "" && !strings.HasSuffix(countsOut, ".parquet") && !strings.HasSuffix(countsOut, ".csv") && !strings.HasSuffix(countsOut, ".json") {
 			return usagef("-o %s: the counts table is written as .parquet, .csv or .json (use --add-column to write the dataset)", countsOut)
 		}
 	} else if o.Output == "" {
 		return usagef("--add-column needs -o OUT, the dataset to write")
+	}
+	report, err := countTokens(ctx, o, args, command, s)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(s.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			return err
+		}
+	} else {
+		printTokenTable(s.Out, report)
+		if o.AddColumn {
+			fmt.Fprintf(s.Out, "dataset with n_tokens: %s\n", o.Output)
+		}
+	}
+	if countsOut != "" {
+		return writeTokenCounts(countsOut, o.Overwrite, report)
+	}
+	return nil
+}
+
+// countTokens runs the tokens stage over the inputs, writing the dataset
+// back with n_tokens when o.AddColumn is set and nothing otherwise.
+func countTokens(ctx context.Context, o *TokensOptions, args, command []string, s Streams) (TokenReport, error) {
+	newCounter, name, err := o.counterFactory()
+	if err != nil {
+		return TokenReport{}, err
 	}
 	var groupBy []string
 	if o.GroupBy != "" {
@@ -106,9 +131,12 @@ func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s 
 			groupBy = append(groupBy, strings.TrimSpace(g))
 		}
 	}
+	if !o.AddColumn {
+		o.Output = "-" // no output: replaced by the discard target below
+	}
 	cfg, err := o.pipelineConfig(args)
 	if err != nil {
-		return err
+		return TokenReport{}, err
 	}
 	if !o.AddColumn {
 		cfg.Target = dataset.Target{Kind: dataset.Discard}
@@ -123,28 +151,10 @@ func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s 
 	m, err := pipeline.Run(ctx, cfg, command, Version)
 	bar.finish()
 	if err != nil {
-		return err
+		return TokenReport{}, err
 	}
 	groups, total := stage.Groups()
-	report := tokenReport(name, groupBy, groups, total, m)
-	if o.JSON {
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			return err
-		}
-	} else {
-		printTokenTable(s.Out, report)
-		if o.AddColumn {
-			fmt.Fprintf(s.Out, "dataset with n_tokens: %s\n", cfg.Target.Path)
-		}
-	}
-	if countsOut != "" {
-		if err := writeTokenCounts(countsOut, o.Overwrite, report); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tokenReport(name, groupBy, groups, total, m), nil
 }
 
 // TokenRow is one line of the counts table.
