@@ -23,13 +23,13 @@ const (
 
 // Sets of classes as bit masks, tested with in(c, set).
 const (
-	setL       = 1<<clUpper | 1<<clLower | 1<<clLetter // \p{L}
-	setS       = 1<<clSpace | 1<<clNewline             // \s
-	setPunct   = 1<<clOther | 1<<clMark                // [^\s\p{L}\p{N}]
-	setPrefix  = 1<<clOther | 1<<clMark | 1<<clSpace   // [^\r\n\p{L}\p{N}]
-	setUpperO  = 1<<clUpper | 1<<clLetter | 1<<clMark  // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] (o200k_base)
-	setLowerO  = 1<<clLower | 1<<clLetter | 1<<clMark  // [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k_base)
-	setBothO   = 1<<clLetter | 1<<clMark               // in setUpperO and setLowerO
+	setL      = 1<<clUpper | 1<<clLower | 1<<clLetter // \p{L}
+	setS      = 1<<clSpace | 1<<clNewline             // \s
+	setPunct  = 1<<clOther | 1<<clMark                // [^\s\p{L}\p{N}]
+	setPrefix = 1<<clOther | 1<<clMark | 1<<clSpace   // [^\r\n\p{L}\p{N}]
+	setUpperO = 1<<clUpper | 1<<clLetter | 1<<clMark  // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] (o200k_base)
+	setLowerO = 1<<clLower | 1<<clLetter | 1<<clMark  // [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k_base)
+	setBothO  = 1<<clLetter | 1<<clMark               // in setUpperO and setLowerO
 )
 
 func in(c uint8, set uint16) bool { return set>>c&1 != 0 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -286,4 +287,35 @@ func checkColumn(t *testing.T, c *Counter, got *array.Int64, want []*string) {
 			t.Errorf("row %d %q: %d, want %d", i, *w, got.Value(i), c.Count([]byte(*w)))
 		}
 	}
+}
+
+// TestConcurrent counts with each Encoding in several goroutines at once,
+// each with its own Counter.
+func TestConcurrent(t *testing.T) {
+	texts := goldenTexts(t)
+	want := map[string][]int{}
+	for _, name := range encodingNames {
+		c := mustGet(t, name).NewCounter()
+		for _, text := range texts {
+			want[name] = append(want[name], c.Count([]byte(text.Text)))
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			name := encodingNames[g%len(encodingNames)]
+			enc, err := Get(name)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c := enc.NewCounter()
+			for i, text := range texts {
+				if n := c.Count([]byte(text.Text)); n != want[name][i] {
+					t.Errorf("%s %s: %d tokens, want %d", name, text.Name, n, want[name][i])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
