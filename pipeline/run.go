@@ -117,8 +117,14 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	}
 	quarantinedBy := make([]int64, len(cfg.Inputs))
 
+	var seq int64
 	err = columnar.OrderedMap(ctx, cfg.Workers,
-		src.next,
+		func() (unit, bool, error) {
+			u, done, err := src.next()
+			u.seq = seq
+			seq++
+			return u, done, err
+		},
 		func(wi int, u unit) (*done, error) { return process(ctx, cfg, src, w, rw, removedSchema, wi, u) },
 		func(d *done) error {
 			for _, b := range d.bad {
@@ -213,6 +219,7 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 // unit is one batch's worth of input: a chunk of lines, or a batch read
 // from Parquet.
 type unit struct {
+	seq   int64 // the batch's place in input order
 	chunk *jsonl.Chunk
 	batch arrow.RecordBatch
 }
@@ -242,6 +249,7 @@ func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer,
 	}
 	d.missingText = missingText(rec, cfg.TextField)
 	d.stages = make([]dataset.StageCounts, len(cfg.Stages))
+	ctx = context.WithValue(ctx, batchSeqKey{}, u.seq)
 	var removed []arrow.RecordBatch
 	defer func() {
 		for _, r := range removed {

@@ -55,3 +55,15 @@ type Stage interface {
 type Configurer interface {
 	Config() any
 }
+
+type batchSeqKey struct{}
+
+// BatchSeq returns the place in input order of the batch a stage is
+// processing: batches are numbered from 0 as they are read, the same way on
+// every run with the same inputs and batch options, whatever the number of
+// workers. Global stages use it (with the row's index in the batch as it
+// came from the reader) to tell which of two equal rows came first.
+func BatchSeq(ctx context.Context) int64 {
+	seq, _ := ctx.Value(batchSeqKey{}).(int64)
+	return seq
+}

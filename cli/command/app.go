@@ -92,6 +92,7 @@ func NewApp(s Streams) *cli.App {
 			convertCommand(s),
 			cleanCommand(s),
 			runCommand(s),
+			dedupCommand(s),
 			tokensCommand(s),
 			budgetCommand(s),
 			inspectCommand(s),

@@ -46,7 +46,7 @@ func interspersed(app *cli.App, args []string) []string {
 			break
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
-			if ov, ok := optionalValues[strings.TrimLeft(a, "-")]; ok {
+			if ov, ok := optionalValues[strings.TrimLeft(a, "-")]; ok && takesValue(cmd.Flags, a) {
 				if j+1 < len(rest) && contains(ov.allowed, rest[j+1]) {
 					flags = append(flags, a+"="+rest[j+1])
 					j++
