@@ -97,13 +97,15 @@ func (c *Counter) encode(text []byte) {
 // normalized text, and pre-tokenizes what is left.
 func (c *Counter) encodeNormalized(seg []byte) {
 	t := c.t
-	for i, f := range t.forms {
+	next := 0 // the buffer seg is not in
+	for _, f := range t.forms {
 		if f.IsNormal(seg) {
 			continue
 		}
-		buf := &c.normBuf[i%2]
+		buf := &c.normBuf[next]
 		*buf = f.Append((*buf)[:0], seg...)
 		seg = *buf
+		next = 1 - next
 	}
 	if t.normAdded == nil {
 		c.preTokenize(0, seg)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -283,6 +284,12 @@ func TestNormalizer(t *testing.T) {
 			{text, []int{99, 97, 102, 195, 169}, "NFC: é is two bytes"},
 		})
 	}
+	// The second NFC has nothing to do; NFD then decomposes again.
+	seq := map[string]any{"type": "Sequence", "normalizers": []any{
+		map[string]any{"type": "NFC"}, map[string]any{"type": "NFC"}, map[string]any{"type": "NFD"}}}
+	checkIDs(t, config{normalizer: seq}.tokenizer(t), []idCase{
+		{text + " " + text, []int{99, 97, 102, 101, 204, 129, 32, 99, 97, 102, 101, 204, 129}, "NFC, NFC, NFD: decomposed"},
+	})
 }
 
 func TestUnknownBytes(t *testing.T) {
@@ -451,4 +458,25 @@ func TestLongPiece(t *testing.T) {
 	if len(got) != 1250 || slices.ContainsFunc(got, func(id int) bool { return id != 266 }) {
 		t.Errorf("got %d ids (%v...), want 1250 x 266", len(got), got[:min(len(got), 5)])
 	}
+}
+
+// TestConcurrentCounters shares one Tokenizer between goroutines, each with
+// its own Counter; run with -race.
+func TestConcurrentCounters(t *testing.T) {
+	tok := config{added: []map[string]any{added(400, "<x>", false)}}.tokenizer(t)
+	text := []byte(strings.Repeat("the thing<x> it's  123\n\n", 30))
+	want := tok.NewCounter().Count(text)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			c := tok.NewCounter()
+			for range 50 {
+				if n := c.Count(text); n != want {
+					t.Errorf("Count = %d, want %d", n, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
