@@ -219,9 +219,11 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 // unit is one batch's worth of input: a chunk of lines, or a batch read
 // from Parquet.
 type unit struct {
-	seq   int64 // the batch's place in input order
-	chunk *jsonl.Chunk
-	batch arrow.RecordBatch
+	seq     int64 // the batch's place in input order
+	chunk   *jsonl.Chunk
+	batch   arrow.RecordBatch
+	pqFile  int // with pqGroup: a Parquet row group the worker reads itself
+	pqGroup int
 }
 
 // done is what a worker made of one unit.
@@ -238,6 +240,12 @@ type done struct {
 func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer, removedSchema *arrow.Schema, wi int, u unit) (*done, error) {
 	d := &done{}
 	rec := u.batch
+	if u.chunk == nil && rec == nil {
+		var err error
+		if rec, err = src.(*parquetSource).load(ctx, wi, u); err != nil {
+			return nil, err
+		}
+	}
 	if u.chunk != nil {
 		dec := src.decoder(wi)
 		r := dec.Decode(u.chunk)
@@ -511,7 +519,7 @@ func (s *jsonlSource) next() (unit, bool, error) {
 		c := s.buffered[0]
 		s.buffered[0] = nil
 		s.buffered = s.buffered[1:]
-		return unit{chunk: c}, false, nil
+		return unit{chunk: c, pqFile: -1}, false, nil
 	}
 	c, err := s.reader.Next()
 	if err == io.EOF {
@@ -520,21 +528,35 @@ func (s *jsonlSource) next() (unit, bool, error) {
 	if err != nil {
 		return unit{}, false, err
 	}
-	return unit{chunk: c}, false, nil
+	return unit{chunk: c, pqFile: -1}, false, nil
 }
 
-// parquetSource reads Parquet inputs batch by batch.
+// parquetSource reads Parquet inputs. A file whose row groups are no
+// larger than two batches is read a row group per unit by the workers
+// themselves, in parallel; a file with larger row groups is streamed batch
+// by batch on the reading goroutine, so memory stays bounded by the batch
+// size.
 type parquetSource struct {
-	cfg Config
-	s   *arrow.Schema
-	typ string
-	fi  int
-	cur *pqio.Reader
-	st  []jsonl.FileStat
+	cfg     Config
+	s       *arrow.Schema
+	typ     string
+	fi      int
+	rg      int       // next row group of file fi, in row-group mode
+	groups  [][]int64 // rows per row group of each file; nil for files streamed by batch
+	cur     *pqio.Reader
+	st      []jsonl.FileStat
+	readers []workerReader
+}
+
+// workerReader is the file a worker has open for row-group units.
+type workerReader struct {
+	file int
+	r    *pqio.Reader
 }
 
 func openParquetSource(cfg Config) (*parquetSource, error) {
-	src := &parquetSource{cfg: cfg, st: make([]jsonl.FileStat, len(cfg.Inputs))}
+	src := &parquetSource{cfg: cfg, st: make([]jsonl.FileStat, len(cfg.Inputs)),
+		groups: make([][]int64, len(cfg.Inputs)), readers: make([]workerReader, cfg.Workers)}
 	for i, f := range cfg.Inputs {
 		if f.Format != input.Parquet {
 			return nil, fmt.Errorf("%s: cannot mix JSONL and Parquet inputs in one run", f.Path)
@@ -544,7 +566,15 @@ func openParquetSource(cfg Config) (*parquetSource, error) {
 			return nil, err
 		}
 		s, err := r.Schema()
+		rows := r.RowGroupRows()
 		r.Close()
+		small := true
+		for _, n := range rows {
+			small = small && n <= 2*int64(cfg.BatchRows)
+		}
+		if small {
+			src.groups[i] = rows
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
@@ -571,23 +601,33 @@ func (s *parquetSource) stats() []jsonl.FileStat    { return s.st }
 func (s *parquetSource) next() (unit, bool, error) {
 	for s.fi < len(s.cfg.Inputs) {
 		f := s.cfg.Inputs[s.fi]
-		if s.cur == nil {
+		if rows := s.groups[s.fi]; rows != nil {
+			if s.rg < len(rows) {
+				u := unit{pqFile: s.fi, pqGroup: s.rg}
+				s.st[s.fi].Lines += rows[s.rg]
+				s.rg++
+				return u, false, nil
+			}
+			s.rg = 0
+		} else if s.cur == nil {
 			r, err := pqio.Open(s.cfg.Mem, f.Path, s.cfg.BatchRows)
 			if err != nil {
 				return unit{}, false, err
 			}
 			s.cur = r
 		}
-		rec, err := s.cur.Next(context.Background())
-		if err != nil {
-			return unit{}, false, err
+		if s.cur != nil {
+			rec, err := s.cur.Next(context.Background())
+			if err != nil {
+				return unit{}, false, err
+			}
+			if rec != nil {
+				s.st[s.fi].Lines += rec.NumRows()
+				return unit{batch: rec, pqFile: -1}, false, nil
+			}
+			s.cur.Close()
+			s.cur = nil
 		}
-		if rec != nil {
-			s.st[s.fi].Lines += rec.NumRows()
-			return unit{batch: rec}, false, nil
-		}
-		s.cur.Close()
-		s.cur = nil
 		h, err := input.HashFile(f.Path)
 		if err != nil {
 			return unit{}, false, err
@@ -608,8 +648,31 @@ func (s *parquetSource) next() (unit, bool, error) {
 	return unit{}, true, nil
 }
 
+// load reads a row-group unit on worker w, keeping the worker's file open
+// for its next unit.
+func (s *parquetSource) load(ctx context.Context, w int, u unit) (arrow.RecordBatch, error) {
+	wr := &s.readers[w]
+	if wr.r == nil || wr.file != u.pqFile {
+		if wr.r != nil {
+			wr.r.Close()
+		}
+		r, err := pqio.Open(s.cfg.Mem, s.cfg.Inputs[u.pqFile].Path, s.cfg.BatchRows)
+		if err != nil {
+			wr.r = nil
+			return nil, err
+		}
+		*wr = workerReader{file: u.pqFile, r: r}
+	}
+	return wr.r.ReadRowGroup(ctx, u.pqGroup)
+}
+
 func (s *parquetSource) close() {
 	if s.cur != nil {
 		s.cur.Close()
+	}
+	for _, wr := range s.readers {
+		if wr.r != nil {
+			wr.r.Close()
+		}
 	}
 }

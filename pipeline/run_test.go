@@ -235,6 +235,26 @@ func TestSameOutputWhateverTheWorkerCount(t *testing.T) {
 	if !bytes.Equal(outputs[0], outputs[1]) {
 		t.Fatal("--workers 1 and --workers 8 wrote different bytes")
 	}
+
+	// Parquet in: row groups are read by the workers in parallel.
+	var again [][]byte
+	for _, workers := range []int{1, 8} {
+		out := filepath.Join(dir, fmt.Sprintf("again-%d.jsonl", workers))
+		cfg := testConfig(t, out, filepath.Join(dir, "out-1.parquet"))
+		cfg.Workers, cfg.BatchRows = workers, 64
+		m := run(t, cfg)
+		if m.Counts.RowsIn != 5000 || m.Counts.RowsOut != 5000 {
+			t.Fatalf("parquet in, workers %d: counts %+v", workers, m.Counts)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again = append(again, data)
+	}
+	if !bytes.Equal(again[0], again[1]) || !bytes.HasPrefix(again[0], []byte(`{"id":"0","text":"document 0 ","n":0}`)) {
+		t.Fatalf("Parquet input read in parallel lost its order:\n%.200s", again[1])
+	}
 }
 
 func TestDatasetDirectoryRollsPartFiles(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 // Reader reads a Parquet file as record batches.
 type Reader struct {
+	mem  memory.Allocator
 	path string
 	pf   *file.Reader
 	fr   *pqarrow.FileReader
@@ -30,7 +31,7 @@ func Open(mem memory.Allocator, path string, batchRows int) (*Reader, error) {
 		pf.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Reader{path: path, pf: pf, fr: fr}, nil
+	return &Reader{mem: mem, path: path, pf: pf, fr: fr}, nil
 }
 
 // Schema returns the file's Arrow schema.
@@ -76,4 +77,53 @@ func (r *Reader) Close() error {
 		r.rr.Release()
 	}
 	return r.pf.Close()
+}
+
+// RowGroupRows returns the number of rows of each row group.
+func (r *Reader) RowGroupRows() []int64 {
+	md := r.pf.MetaData()
+	out := make([]int64, md.NumRowGroups())
+	for i := range out {
+		out[i] = md.RowGroup(i).NumRows()
+	}
+	return out
+}
+
+// ReadRowGroup reads row group i whole, as one batch. Readers of the same
+// file may read different row groups at once. The caller releases the
+// batch.
+func (r *Reader) ReadRowGroup(ctx context.Context, i int) (arrow.RecordBatch, error) {
+	leaves := make([]int, r.pf.MetaData().Schema.NumColumns())
+	for j := range leaves {
+		leaves[j] = j
+	}
+	tbl, err := r.fr.ReadRowGroups(ctx, leaves, []int{i})
+	if err != nil {
+		return nil, fmt.Errorf("%s: row group %d: %w", r.path, i, err)
+	}
+	defer tbl.Release()
+	s, err := r.fr.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.path, err)
+	}
+	cols := make([]arrow.Array, tbl.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for c := range cols {
+		chunks := tbl.Column(c).Data().Chunks()
+		if len(chunks) == 1 {
+			chunks[0].Retain()
+			cols[c] = chunks[0]
+			continue
+		}
+		if cols[c], err = array.Concatenate(chunks, r.mem); err != nil {
+			return nil, fmt.Errorf("%s: row group %d: %w", r.path, i, err)
+		}
+	}
+	return array.NewRecordBatch(s, cols, tbl.NumRows()), nil
 }
