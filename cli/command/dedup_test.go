@@ -54,3 +54,44 @@ func TestDedupExactKeepsFirstOccurrences(t *testing.T) {
 		t.Fatalf("--normalize kept %s, want d0,d2,d4,notext", got)
 	}
 }
+
+func TestDedupLinesRemovesRepeatedLines(t *testing.T) {
+	dir := t.TempDir()
+	docs := []string{
+		"Home | News | Contact\nThe first story is about rivers.\nSubscribe to our newsletter",
+		"Home | News | Contact\nA second story about mountains.\nSubscribe to our newsletter",
+		"Home | News | Contact\nSubscribe to our newsletter",
+		"A unique text with a short line:\nok\nok",
+	}
+	var b strings.Builder
+	for i, d := range docs {
+		fmt.Fprintf(&b, `{"id":"d%d","text":%q}`+"\n", i, d)
+	}
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+
+	texts := func(path string) (kept []string, removed []string) {
+		for _, r := range rowsOf(t, filepath.Join(path, "data")) {
+			kept = append(kept, r["text"].(string))
+		}
+		for _, r := range rowsOf(t, filepath.Join(path, "removed")) {
+			removed = append(removed, r["id"].(string)+":"+r["_reason"].(string))
+		}
+		return kept, removed
+	}
+	none := filepath.Join(dir, "none")
+	runMain(t, "dedup", "lines", in, "-o", none, "--min-line-chars", "3", "--batch-rows", "1")
+	kept, removed := texts(none)
+	want := []string{"The first story is about rivers.", "A second story about mountains.", "A unique text with a short line:\nok\nok"}
+	if strings.Join(kept, "|") != strings.Join(want, "|") || strings.Join(removed, ",") != "d2:empty_after_line_dedup" {
+		t.Fatalf("--keep none: kept %q removed %v", kept, removed)
+	}
+
+	first := filepath.Join(dir, "first")
+	runMain(t, "dedup", "lines", in, "-o", first, "--keep", "first")
+	kept, removed = texts(first)
+	want = []string{docs[0], "A second story about mountains.", "A unique text with a short line:\nok"}
+	if strings.Join(kept, "|") != strings.Join(want, "|") || strings.Join(removed, ",") != "d2:empty_after_line_dedup" {
+		t.Fatalf("--keep first: kept %q removed %v", kept, removed)
+	}
+}
