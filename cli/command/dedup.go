@@ -7,26 +7,50 @@ import (
 	"runtime"
 
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 )
 
-// DedupOptions are the flags of `sluice dedup exact` and `sluice dedup lines`.
+// DedupOptions are the flags of the `sluice dedup` commands.
 type DedupOptions struct {
 	ConvertOptions
 	Normalize    bool
 	Keep         string
 	MinLineChars int
+	MinHash      stages.MinHashParams
 }
 
 func dedupCommand(s Streams) *cli.Command {
 	o := &DedupOptions{}
 	lo := &DedupOptions{}
+	mo := &DedupOptions{}
 	return &cli.Command{
 		Name:  "dedup",
 		Usage: "remove duplicate documents and repeated lines",
 		Subcommands: []*cli.Command{{
+			Name:      "minhash",
+			Usage:     "near-duplicate removal: MinHash signatures, LSH bands, verified pairs, union-find clusters",
+			ArgsUsage: "IN... -o OUT",
+			Description: "Texts in the matching normal form are split into words and shingled into word n-grams; a\n" +
+				"document's signature holds --num-perm minimum hash values. Documents whose values collide in\n" +
+				"one of --bands bands are candidates; a candidate pair links when its n-gram Jaccard similarity\n" +
+				"(--verify jaccard, a pass over the candidates' texts) or its signature estimate (--verify\n" +
+				"signature) reaches --threshold. Linked documents form clusters; each keeps one document (--keep),\n" +
+				"the others go to removed/ with _reason near_dup, _dup_of and _cluster. Deterministic for a seed.",
+			Flags: append(append(inputFlags(&mo.ConvertOptions), outputFlags(&mo.ConvertOptions)...),
+				&cli.IntFlag{Name: "num-perm", Value: 128, Destination: &mo.MinHash.NumPerm, Usage: "permutations: the length of a signature"},
+				&cli.IntFlag{Name: "bands", Value: 16, Destination: &mo.MinHash.Bands, Usage: "LSH bands; must divide --num-perm"},
+				&cli.IntFlag{Name: "ngram", Value: 5, Destination: &mo.MinHash.NGram, Usage: "words per shingle"},
+				&cli.Float64Flag{Name: "threshold", Value: 0.8, Destination: &mo.MinHash.Threshold, Usage: "Jaccard similarity at which two documents are duplicates"},
+				&cli.StringFlag{Name: "verify", Value: "jaccard", Destination: &mo.MinHash.Verify, Usage: "jaccard (true n-gram similarity of each candidate pair) or signature (estimate from the signatures)"},
+				&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &mo.MinHash.Seed, Usage: "seed of the permutations, recorded in the manifest"},
+				&cli.StringFlag{Name: "keep", Value: "first", Destination: &mo.MinHash.Keep, Usage: "which document a cluster keeps: first (in input order) or longest"}),
+			Action: action(func(c *cli.Context) error {
+				return runDedupMinHash(c.Context, mo, c.Args().Slice(), os.Args, s)
+			}),
+		}, {
 			Name:      "lines",
 			Usage:     "drop lines that occur more than once in the corpus (boilerplate: menus, banners, footers)",
 			ArgsUsage: "IN... -o OUT",
@@ -126,4 +150,55 @@ func twoPasses(ctx context.Context, cfg pipeline.Config, command []string, s Str
 	m, err := pipeline.Run(ctx, cfg, command, Version)
 	bar.finish()
 	return m, err
+}
+
+func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []string, s Streams) error {
+	o.MinHash.IDField = o.IDField
+	index, err := stages.NewMinHashIndex(o.MinHash)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg, err := o.pipelineConfig(args)
+	if err != nil {
+		return err
+	}
+	if cfg.Workers < runtime.NumCPU() {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
+	}
+	p := o.MinHash
+	fmt.Fprintf(s.Out, "minhash: %d permutations in %d bands of %d rows, %d-word shingles, seed %d\n", p.NumPerm, p.Bands, p.Rows(), p.NGram, p.Seed)
+	fmt.Fprintf(s.Out, "threshold %.2f; the banding's S-curve passes 50%% at similarity %.3f (%.1f%% of pairs at the threshold become candidates)\n",
+		p.Threshold, p.Threshold50(), 100*minhash.Probability(p.Threshold, p.Bands, p.Rows()))
+	scan := func(stage pipeline.Stage, what string) error {
+		pass := cfg
+		pass.Target = dataset.Target{Kind: dataset.Discard}
+		pass.Stages = []pipeline.Stage{stage}
+		bar := newProgress(s.Err, !o.NoProgress, what)
+		pass.Progress = bar.set
+		_, err := pipeline.Run(ctx, pass, command, Version)
+		bar.finish()
+		return err
+	}
+	if err := scan(stages.NewMinHashScan(o.TextField, index), "signing"); err != nil {
+		return err
+	}
+	pairs := index.Candidates()
+	if index.NeedsShingles() && len(pairs) > 0 {
+		if err := scan(stages.NewMinHashShingles(o.TextField, index), "verifying"); err != nil {
+			return err
+		}
+	}
+	index.Link(pairs)
+	clusters, inClusters := index.Clusters()
+	fmt.Fprintf(s.Out, "%d documents signed; %d candidate pairs, %d at or above the threshold; %d clusters holding %d documents\n\n",
+		index.Docs(), index.Pairs, index.Linked, clusters, inClusters)
+	cfg.Stages = []pipeline.Stage{stages.NewMinHashDedup(o.TextField, index)}
+	bar := newProgress(s.Err, !o.NoProgress, "writing")
+	cfg.Progress = bar.set
+	m, err := pipeline.Run(ctx, cfg, command, Version)
+	bar.finish()
+	if m != nil {
+		printSummary(s.Out, cfg.Target, m)
+	}
+	return err
 }

@@ -95,3 +95,54 @@ func TestDedupLinesRemovesRepeatedLines(t *testing.T) {
 		t.Fatalf("--keep first: kept %q removed %v", kept, removed)
 	}
 }
+
+func TestDedupMinHashClustersNearDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	licence := "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and " +
+		"associated documentation files (the Software), to deal in the Software without restriction, including " +
+		"without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell " +
+		"copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the " +
+		"following conditions: The above copyright notice and this permission notice shall be included in all " +
+		"copies or substantial portions of the Software."
+	story := "Le café de la gare ouvre à six heures et ferme tard le soir quand les derniers trains sont partis vers le sud " +
+		"et que les voyageurs fatigués rentrent enfin chez eux après une longue journée passée en ville à travailler."
+	docs := []string{
+		"Copyright (c) 2019 Jane Doe\n\n" + licence,
+		"Copyright (c) 2023 Acme Corporation\n\n" + strings.ReplaceAll(licence, " ", "   "),
+		story,
+		strings.ToUpper(strings.NewReplacer("é", "e", "à", "a", ",", "", ".", "!").Replace(story)),
+		"A completely different text about the migration of birds across the northern sea in the autumn months, " +
+			"when the days grow shorter and the weather turns cold and windy over the water.",
+		"",
+	}
+	var b strings.Builder
+	for i, d := range docs {
+		fmt.Fprintf(&b, `{"id":"d%d","text":%q}`+"\n", i, d)
+	}
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+
+	var outputs []string
+	for _, args := range [][]string{{"--workers", "1"}, {"--workers", "2", "--batch-rows", "1"}, {"--verify", "signature"}} {
+		out := filepath.Join(dir, strings.Join(args, ""))
+		runMain(t, append([]string{"dedup", "minhash", in, "-o", out}, args...)...)
+		var kept, removed []string
+		for _, r := range rowsOf(t, filepath.Join(out, "data")) {
+			kept = append(kept, r["id"].(string))
+		}
+		for _, r := range rowsOf(t, filepath.Join(out, "removed")) {
+			removed = append(removed, fmt.Sprintf("%s->%s:%s", r["id"], r["_dup_of"], r["_reason"]))
+		}
+		got := strings.Join(kept, ",") + " | " + strings.Join(removed, ",")
+		if want := "d0,d2,d4,d5 | d1->d0:near_dup,d3->d2:near_dup"; got != want {
+			t.Fatalf("%v:\n got %s\nwant %s", args, got, want)
+		}
+		outputs = append(outputs, got)
+	}
+
+	var o, e strings.Builder
+	if code := Main([]string{"sluice", "dedup", "minhash", in, "-o", filepath.Join(dir, "x"), "--bands", "7"}, nil, &o, &e); code != 2 ||
+		!strings.Contains(e.String(), "does not divide") {
+		t.Fatalf("bands not dividing num-perm: exit %d, %s", code, e.String())
+	}
+}
