@@ -1,0 +1,191 @@
+package minhash
+
+import (
+	"math"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/sluice-data/sluice/kernels/normalize"
+	"github.com/sluice-data/sluice/kernels/words"
+)
+
+// Empty is the value of every position of the signature of a text without
+// words (or a null row): the largest uint32.
+const Empty = math.MaxUint32
+
+// Hasher computes signatures, band hashes and shingle sets for one Params.
+// It holds the permutation coefficients, never changes after NewHasher and
+// is safe for concurrent use; each goroutine passes its own Scratch.
+type Hasher struct {
+	p Params
+	// coef holds the affine maps a_j*x + b_j of the shingle hashes, map j
+	// giving signature positions 2j and 2j+1, in blocks of blockMaps
+	// multipliers followed by their blockMaps addends. The last block is
+	// padded with maps whose values are dropped.
+	coef []uint64
+}
+
+// NewHasher returns a Hasher for p, or the error of p.Validate.
+func NewHasher(p Params) (*Hasher, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	maps := (p.NumPerm + blockValues - 1) / blockValues * blockMaps
+	h := &Hasher{p: p, coef: make([]uint64, 2*maps)}
+	state := p.Seed
+	for j := range maps {
+		blk := h.coef[j/blockMaps*blockWords:]
+		blk[j%blockMaps] = uint64(uint32(splitmix64(&state)) | 1)
+		blk[blockMaps+j%blockMaps] = splitmix64(&state)
+	}
+	return h, nil
+}
+
+// Params returns the parameters h was built from.
+func (h *Hasher) Params() Params { return h.p }
+
+// Scratch holds the buffers of one worker: the match form, word spans and
+// hashes, and shingle hashes of the text at hand. The zero value is ready
+// to use. A Scratch must not be used by two goroutines at once; it may be
+// shared by Hashers of different Params.
+type Scratch struct {
+	form     []byte
+	spans    []words.Span
+	words    []uint64
+	shingles []uint64
+}
+
+// maxKeep is the largest buffer a Scratch keeps between texts, in
+// elements, so one huge text does not pin its memory for the rest of a run.
+const maxKeep = 1 << 20
+
+// trim drops the buffers that grew past maxKeep.
+func (s *Scratch) trim() {
+	if cap(s.form) > maxKeep {
+		s.form = nil
+	}
+	if cap(s.spans) > maxKeep {
+		s.spans = nil
+	}
+	if cap(s.words) > maxKeep {
+		s.words = nil
+	}
+	if cap(s.shingles) > maxKeep {
+		s.shingles = nil
+	}
+}
+
+// Signature writes the NumPerm values of the signature of text into sig,
+// which must be at least NumPerm long; sig[NumPerm:] is left alone. A
+// text without words gets Empty in every position. See the package
+// documentation for the scheme.
+func (h *Hasher) Signature(s *Scratch, text []byte, sig []uint32) {
+	sig = sig[:h.p.NumPerm]
+	h.minima(h.shingleHashes(s, text), sig)
+	s.trim()
+}
+
+// Signatures appends the signatures of the rows of col to dst, one after
+// the other, and returns the extended slice: row i occupies
+// [len(dst)+i*NumPerm, len(dst)+(i+1)*NumPerm) of the result. Null rows get
+// the signature of an empty text. col is left alone.
+func (h *Hasher) Signatures(s *Scratch, col *array.String, dst []uint32) []uint32 {
+	n := col.Len()
+	if n == 0 {
+		return dst
+	}
+	k := h.p.NumPerm
+	start := len(dst)
+	dst = slices.Grow(dst, n*k)[:start+n*k]
+	// offsets are absolute, data starts at offsets[0].
+	offsets := col.ValueOffsets()
+	data := col.ValueBytes()
+	base := offsets[0]
+	for i := range n {
+		sig := dst[start+i*k : start+(i+1)*k]
+		if col.IsNull(i) {
+			fill(sig)
+			continue
+		}
+		h.minima(h.shingleHashes(s, data[offsets[i]-base:offsets[i+1]-base]), sig)
+	}
+	s.trim()
+	return dst
+}
+
+// Shingles appends the shingle hashes of text to dst, sorted and without
+// repeats, and returns the extended slice. Signature estimates the Jaccard
+// similarity of exactly these sets; Jaccard computes it. A text without
+// words has no shingles.
+func (h *Hasher) Shingles(s *Scratch, text []byte, dst []uint64) []uint64 {
+	start := len(dst)
+	dst = append(dst, h.shingleHashes(s, text)...)
+	set := dst[start:]
+	slices.Sort(set)
+	set = slices.Compact(set)
+	s.trim()
+	return dst[:start+len(set)]
+}
+
+// shingleHashes returns the hashes of the shingles of text, in text order
+// and with repeats, in a buffer of s.
+func (h *Hasher) shingleHashes(s *Scratch, text []byte) []uint64 {
+	s.form = normalize.AppendMatchForm(s.form[:0], text)
+	s.spans = words.Split(s.form, s.spans[:0])
+	nw := len(s.spans)
+	if nw == 0 {
+		return s.shingles[:0]
+	}
+	s.words = slices.Grow(s.words[:0], nw)[:nw]
+	for i, sp := range s.spans {
+		s.words[i] = xxhash.Sum64(s.form[sp.Start:sp.End])
+	}
+	n := min(h.p.NGram, nw)
+	s.shingles = slices.Grow(s.shingles[:0], nw-n+1)[:nw-n+1]
+	wh := s.words
+	for i := range s.shingles {
+		s.shingles[i] = shingleHash(wh[i : i+n])
+	}
+	return s.shingles
+}
+
+// xxhash64's primes.
+const (
+	prime1 = 0x9E3779B185EBCA87
+	prime2 = 0xC2B2AE3D27D4EB4F
+	prime3 = 0x165667B19E3779F9
+)
+
+// shingleHash combines the hashes of the words of a shingle, in order,
+// into the shingle's hash.
+func shingleHash(ws []uint64) uint64 {
+	var x uint64
+	for _, w := range ws {
+		x = (x ^ w) * prime1
+	}
+	// xxhash64's final avalanche.
+	x ^= x >> 33
+	x *= prime2
+	x ^= x >> 29
+	x *= prime3
+	x ^= x >> 32
+	return x
+}
+
+// splitmix64 returns the next value of the SplitMix64 generator with the
+// given state.
+func splitmix64(state *uint64) uint64 {
+	*state += 0x9E3779B97F4A7C15
+	z := *state
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
+}
+
+func fill(sig []uint32) {
+	for i := range sig {
+		sig[i] = Empty
+	}
+}

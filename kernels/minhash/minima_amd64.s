@@ -1,0 +1,87 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func minimaAVX2(blk *[32]uint64, xs []uint64, out *[32]uint32)
+//
+// blk holds 16 multipliers a (each below 2^32) and then 16 addends b. For
+// each x of xs, and four maps a register, p = a*x + b (mod 2^64) is
+//
+//	a*lo(x) + (a*hi(x) << 32) + b
+//
+// with two 32x32->64-bit multiplies (VPMULUDQ reads the low halves of its
+// 64-bit lanes), and VPMINUD keeps the least low half and the least high
+// half of p separately, which is the order of the signature: low, high.
+TEXT ·minimaAVX2(SB), NOSPLIT, $0-40
+	MOVQ blk+0(FP), DI
+	MOVQ xs_base+8(FP), SI
+	MOVQ xs_len+16(FP), CX
+	MOVQ out+32(FP), DX
+
+	VMOVDQU 0(DI), Y2
+	VMOVDQU 32(DI), Y3
+	VMOVDQU 64(DI), Y4
+	VMOVDQU 96(DI), Y5
+	VPCMPEQD Y6, Y6, Y6
+	VPCMPEQD Y7, Y7, Y7
+	VPCMPEQD Y8, Y8, Y8
+	VPCMPEQD Y9, Y9, Y9
+
+loop:
+	VPBROADCASTQ (SI), Y0
+	VPSRLQ $32, Y0, Y1
+
+	VPMULUDQ Y2, Y0, Y10
+	VPMULUDQ Y2, Y1, Y11
+	VPMULUDQ Y3, Y0, Y12
+	VPMULUDQ Y3, Y1, Y13
+	VPSLLQ $32, Y11, Y11
+	VPSLLQ $32, Y13, Y13
+	VPADDQ Y11, Y10, Y10
+	VPADDQ Y13, Y12, Y12
+	VPADDQ 128(DI), Y10, Y10
+	VPADDQ 160(DI), Y12, Y12
+	VPMINUD Y10, Y6, Y6
+	VPMINUD Y12, Y7, Y7
+
+	VPMULUDQ Y4, Y0, Y10
+	VPMULUDQ Y4, Y1, Y11
+	VPMULUDQ Y5, Y0, Y12
+	VPMULUDQ Y5, Y1, Y13
+	VPSLLQ $32, Y11, Y11
+	VPSLLQ $32, Y13, Y13
+	VPADDQ Y11, Y10, Y10
+	VPADDQ Y13, Y12, Y12
+	VPADDQ 192(DI), Y10, Y10
+	VPADDQ 224(DI), Y12, Y12
+	VPMINUD Y10, Y8, Y8
+	VPMINUD Y12, Y9, Y9
+
+	ADDQ $8, SI
+	DECQ CX
+	JNZ  loop
+
+	VMOVDQU Y6, 0(DX)
+	VMOVDQU Y7, 32(DX)
+	VMOVDQU Y8, 64(DX)
+	VMOVDQU Y9, 96(DX)
+	VZEROUPPER
+	RET
+
+// func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL subleaf+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-4
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	RET

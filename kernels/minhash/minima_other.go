@@ -1,0 +1,12 @@
+//go:build !amd64 || purego
+
+package minhash
+
+// useAVX2 is always false off amd64.
+var useAVX2 = false
+
+// minimaBlock writes into out the 2*blockMaps signature values of the
+// maps of blk over xs, which must not be empty.
+func minimaBlock(blk *[blockWords]uint64, xs []uint64, out *[blockValues]uint32) {
+	minimaBlockGeneric(blk, xs, out)
+}
