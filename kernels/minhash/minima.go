@@ -38,11 +38,14 @@ func (h *Hasher) minima(xs []uint64, sig []uint32) {
 // live in registers and nothing is stored per shingle.
 func minimaBlockGeneric(blk *[blockWords]uint64, xs []uint64, out *[blockValues]uint32) {
 	for g := 0; g < blockMaps; g += 4 {
-		*(*[8]uint32)(out[2*g:]) = minima4((*[4]uint64)(blk[g:]), (*[4]uint64)(blk[blockMaps+g:]), xs)
+		var c [8]uint64
+		copy(c[:4], blk[g:g+4])
+		copy(c[4:], blk[blockMaps+g:blockMaps+g+4])
+		*(*[8]uint32)(out[2*g:]) = minima4(&c, xs)
 	}
 }
 
-// minima4 returns the signature values of the four maps a[k]*x + b[k]
+// minima4 returns the signature values of the four maps c[k]*x + c[4+k]
 // over xs: the low and the high half of the least value of each, where
 // the least high half is the high half of the least 64-bit value.
 //
@@ -55,25 +58,25 @@ func minimaBlockGeneric(blk *[blockWords]uint64, xs []uint64, out *[blockValues]
 // registers: inlined into the loop over the maps, it spills its minima.
 //
 //go:noinline
-func minima4(a, b *[4]uint64, xs []uint64) [8]uint32 {
+func minima4(c *[8]uint64, xs []uint64) [8]uint32 {
 	h0, h1, h2, h3 := uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64)
 	l0, l1, l2, l3 := uint32(math.MaxUint32), uint32(math.MaxUint32), uint32(math.MaxUint32), uint32(math.MaxUint32)
 	k := min(len(xs), warmShingles)
 	for _, x := range xs[:k] {
-		p0 := a[0]*x + b[0]
-		p1 := a[1]*x + b[1]
-		p2 := a[2]*x + b[2]
-		p3 := a[3]*x + b[3]
+		p0 := c[0]*x + c[4]
+		p1 := c[1]*x + c[5]
+		p2 := c[2]*x + c[6]
+		p3 := c[3]*x + c[7]
 		h0, l0 = min(h0, p0), min(l0, uint32(p0))
 		h1, l1 = min(h1, p1), min(l1, uint32(p1))
 		h2, l2 = min(h2, p2), min(l2, uint32(p2))
 		h3, l3 = min(h3, p3), min(l3, uint32(p3))
 	}
 	for _, x := range xs[k:] {
-		p0 := a[0]*x + b[0]
-		p1 := a[1]*x + b[1]
-		p2 := a[2]*x + b[2]
-		p3 := a[3]*x + b[3]
+		p0 := c[0]*x + c[4]
+		p1 := c[1]*x + c[5]
+		p2 := c[2]*x + c[6]
+		p3 := c[3]*x + c[7]
 		if p0 < h0 || uint32(p0) < l0 || p1 < h1 || uint32(p1) < l1 ||
 			p2 < h2 || uint32(p2) < l2 || p3 < h3 || uint32(p3) < l3 {
 			h0, l0 = min(h0, p0), min(l0, uint32(p0))
