@@ -396,3 +396,49 @@ func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, rec ar
 	}
 	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons}, nil
 }
+
+// ClusterTable returns one row per document in a cluster of two or more,
+// in input order: id, doc (its number in input order), cluster (the kept
+// document's number), cluster_size, kept, and similarity, the signature
+// estimate of its Jaccard similarity to the kept document. The caller
+// releases it.
+func (x *MinHashIndex) ClusterTable(mem memory.Allocator) arrow.RecordBatch {
+	s := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "doc", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "cluster", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "cluster_size", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "kept", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "similarity", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	b := array.NewRecordBuilder(mem, s)
+	defer b.Release()
+	k := x.p.NumPerm
+	for i, r := range x.rep {
+		if x.size[r] < 2 {
+			continue
+		}
+		if x.ids[i] == "" {
+			b.Field(0).AppendNull()
+		} else {
+			b.Field(0).(*array.StringBuilder).Append(x.ids[i])
+		}
+		b.Field(1).(*array.Int64Builder).Append(int64(i))
+		b.Field(2).(*array.Int64Builder).Append(int64(r))
+		b.Field(3).(*array.Int64Builder).Append(int64(x.size[r]))
+		b.Field(4).(*array.BooleanBuilder).Append(int32(i) == r)
+		b.Field(5).(*array.Float64Builder).Append(minhash.EstimateJaccard(x.sigs[i*k:(i+1)*k], x.sigs[int(r)*k:(int(r)+1)*k]))
+	}
+	return b.NewRecordBatch()
+}
+
+// SizeHistogram counts clusters of two or more documents by size.
+func (x *MinHashIndex) SizeHistogram() map[int]int {
+	h := map[int]int{}
+	for i, r := range x.rep {
+		if int32(i) == r && x.size[i] > 1 {
+			h[int(x.size[i])]++
+		}
+	}
+	return h
+}

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
@@ -20,6 +23,7 @@ type DedupOptions struct {
 	Keep         string
 	MinLineChars int
 	MinHash      stages.MinHashParams
+	Clusters     string
 }
 
 func dedupCommand(s Streams) *cli.Command {
@@ -46,7 +50,9 @@ func dedupCommand(s Streams) *cli.Command {
 				&cli.Float64Flag{Name: "threshold", Value: 0.8, Destination: &mo.MinHash.Threshold, Usage: "Jaccard similarity at which two documents are duplicates"},
 				&cli.StringFlag{Name: "verify", Value: "jaccard", Destination: &mo.MinHash.Verify, Usage: "jaccard (true n-gram similarity of each candidate pair) or signature (estimate from the signatures)"},
 				&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &mo.MinHash.Seed, Usage: "seed of the permutations, recorded in the manifest"},
-				&cli.StringFlag{Name: "keep", Value: "first", Destination: &mo.MinHash.Keep, Usage: "which document a cluster keeps: first (in input order) or longest"}),
+				&cli.StringFlag{Name: "keep", Value: "first", Destination: &mo.MinHash.Keep, Usage: "which document a cluster keeps: first (in input order) or longest"},
+				&cli.StringFlag{Name: "clusters", Destination: &mo.Clusters,
+					Usage: "write the cluster table (id, doc, cluster, cluster_size, kept, similarity) to this .parquet file"}),
 			Action: action(func(c *cli.Context) error {
 				return runDedupMinHash(c.Context, mo, c.Args().Slice(), os.Args, s)
 			}),
@@ -190,8 +196,23 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	}
 	index.Link(pairs)
 	clusters, inClusters := index.Clusters()
-	fmt.Fprintf(s.Out, "%d documents signed; %d candidate pairs, %d at or above the threshold; %d clusters holding %d documents\n\n",
+	fmt.Fprintf(s.Out, "%d documents signed; %d candidate pairs, %d at or above the threshold; %d clusters holding %d documents\n",
 		index.Docs(), index.Pairs, index.Linked, clusters, inClusters)
+	hist := index.SizeHistogram()
+	sizes := make([]int, 0, len(hist))
+	for size := range hist {
+		sizes = append(sizes, size)
+	}
+	sort.Ints(sizes)
+	for _, size := range sizes {
+		fmt.Fprintf(s.Out, "  clusters of %d: %d\n", size, hist[size])
+	}
+	fmt.Fprintln(s.Out)
+	if o.Clusters != "" {
+		if err := writeClusterTable(o.Clusters, o.Overwrite, index); err != nil {
+			return err
+		}
+	}
 	cfg.Stages = []pipeline.Stage{stages.NewMinHashDedup(o.TextField, index)}
 	bar := newProgress(s.Err, !o.NoProgress, "writing")
 	cfg.Progress = bar.set
@@ -201,4 +222,18 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 		printSummary(s.Out, cfg.Target, m)
 	}
 	return err
+}
+
+func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) error {
+	if _, err := os.Stat(path); err == nil && !overwrite {
+		return fmt.Errorf("%s: %w", path, dataset.ErrExists)
+	}
+	mem := memory.NewGoAllocator()
+	rec := index.ClusterTable(mem)
+	defer rec.Release()
+	data, err := pqio.EncodePiece(mem, rec, pqio.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }

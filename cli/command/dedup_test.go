@@ -140,6 +140,16 @@ func TestDedupMinHashClustersNearDuplicates(t *testing.T) {
 		outputs = append(outputs, got)
 	}
 
+	clusters := filepath.Join(dir, "clusters.parquet")
+	runMain(t, "dedup", "minhash", in, "-o", filepath.Join(dir, "with-table"), "--clusters", clusters)
+	var table []string
+	for _, r := range rowsOf(t, clusters) {
+		table = append(table, fmt.Sprintf("%s:%v:%v", r["id"], r["cluster_size"], r["kept"]))
+	}
+	if got := strings.Join(table, ","); got != "d0:2:true,d1:2:false,d2:2:true,d3:2:false" {
+		t.Fatalf("cluster table %s", got)
+	}
+
 	var o, e strings.Builder
 	if code := Main([]string{"sluice", "dedup", "minhash", in, "-o", filepath.Join(dir, "x"), "--bands", "7"}, nil, &o, &e); code != 2 ||
 		!strings.Contains(e.String(), "does not divide") {
