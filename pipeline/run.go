@@ -66,6 +66,10 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
+	if cfg.Workers < runtime.GOMAXPROCS(0) {
+		// Workers bound the cores a run uses, not only its goroutines.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
+	}
 	if len(cfg.Inputs) == 0 {
 		return nil, input.ErrNoInput
 	}

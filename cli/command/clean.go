@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -185,9 +184,6 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 		return err
 	}
 	cfg.Stages = built
-	if cfg.Workers < runtime.NumCPU() {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
-	}
 	bar := newProgress(s.Err, !o.NoProgress, "cleaning")
 	cfg.Progress = bar.set
 	m, err := pipeline.Run(ctx, cfg, command, Version)

@@ -194,10 +194,6 @@ func runConvert(ctx context.Context, o *ConvertOptions, args, command []string, 
 	if err != nil {
 		return err
 	}
-	if cfg.Workers < runtime.NumCPU() {
-		// --workers bounds the cores used, not only the parsing goroutines.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
-	}
 	bar := newProgress(s.Err, !o.NoProgress, "converting")
 	cfg.Progress = bar.set
 	m, err := pipeline.Run(ctx, cfg, command, Version)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -94,9 +93,6 @@ func runDedupExact(ctx context.Context, o *DedupOptions, args, command []string,
 	if err != nil {
 		return err
 	}
-	if cfg.Workers < runtime.NumCPU() {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
-	}
 	params := stages.ExactParams{Normalize: o.Normalize, IDField: o.IDField}
 	index := stages.NewExactIndex()
 	m, err := twoPasses(ctx, cfg, command, s,
@@ -123,9 +119,6 @@ func runDedupLines(ctx context.Context, o *DedupOptions, args, command []string,
 	cfg, err := o.pipelineConfig(args)
 	if err != nil {
 		return err
-	}
-	if cfg.Workers < runtime.NumCPU() {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
 	}
 	index := stages.NewLineIndex()
 	m, err := twoPasses(ctx, cfg, command, s,
@@ -167,9 +160,6 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	cfg, err := o.pipelineConfig(args)
 	if err != nil {
 		return err
-	}
-	if cfg.Workers < runtime.NumCPU() {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
 	}
 	p := o.MinHash
 	fmt.Fprintf(s.Out, "minhash: %d permutations in %d bands of %d rows, %d-word shingles, seed %d\n", p.NumPerm, p.Bands, p.Rows(), p.NGram, p.Seed)

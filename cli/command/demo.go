@@ -100,10 +100,6 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	if err != nil {
 		return err
 	}
-	if cfg.Workers < runtime.NumCPU() {
-		// --workers bounds the cores used, not only the parsing goroutines.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
-	}
 	cfg.Inputs[0].Name = demoInput
 	cleanOpts := &CleanOptions{Normalize: "nfc", Filters: strings.Join(quality.Names, ","), PII: "email,phone,ip"}
 	specs, err := cleanOpts.stageSpecs()

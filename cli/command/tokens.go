@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -143,9 +142,6 @@ func countTokens(ctx context.Context, o *TokensOptions, args, command []string, 
 	}
 	stage := stages.NewTokens(o.TextField, name, newCounter, groupBy, o.AddColumn)
 	cfg.Stages = []pipeline.Stage{stage}
-	if cfg.Workers < runtime.NumCPU() {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
-	}
 	bar := newProgress(s.Err, !o.NoProgress, "counting")
 	cfg.Progress = bar.set
 	m, err := pipeline.Run(ctx, cfg, command, Version)
