@@ -165,26 +165,9 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	fmt.Fprintf(s.Out, "minhash: %d permutations in %d bands of %d rows, %d-word shingles, seed %d\n", p.NumPerm, p.Bands, p.Rows(), p.NGram, p.Seed)
 	fmt.Fprintf(s.Out, "threshold %.2f; the banding's S-curve passes 50%% at similarity %.3f (%.1f%% of pairs at the threshold become candidates)\n",
 		p.Threshold, p.Threshold50(), 100*minhash.Probability(p.Threshold, p.Bands, p.Rows()))
-	scan := func(stage pipeline.Stage, what string) error {
-		pass := cfg
-		pass.Target = dataset.Target{Kind: dataset.Discard}
-		pass.Stages = []pipeline.Stage{stage}
-		bar := newProgress(s.Err, !o.NoProgress, what)
-		pass.Progress = bar.set
-		_, err := pipeline.Run(ctx, pass, command, Version)
-		bar.finish()
+	if err := linkMinHash(ctx, cfg, index, o.TextField, command, s, !o.NoProgress); err != nil {
 		return err
 	}
-	if err := scan(stages.NewMinHashScan(o.TextField, index), "signing"); err != nil {
-		return err
-	}
-	pairs := index.Candidates()
-	if index.NeedsShingles() && len(pairs) > 0 {
-		if err := scan(stages.NewMinHashShingles(o.TextField, index), "verifying"); err != nil {
-			return err
-		}
-	}
-	index.Link(pairs)
 	clusters, inClusters := index.Clusters()
 	fmt.Fprintf(s.Out, "%d documents signed; %d candidate pairs, %d at or above the threshold; %d clusters holding %d documents\n",
 		index.Docs(), index.Pairs, index.Linked, clusters, inClusters)
@@ -226,4 +209,31 @@ func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) 
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// linkMinHash runs the passes that come before MinHash filtering over
+// cfg's inputs: signing, then (with --verify jaccard) collecting the
+// candidates' shingles; then it links the clusters. Nothing is written.
+func linkMinHash(ctx context.Context, cfg pipeline.Config, index *stages.MinHashIndex, textField string, command []string, s Streams, progress bool) error {
+	scan := func(stage pipeline.Stage, what string) error {
+		pass := cfg
+		pass.Target = dataset.Target{Kind: dataset.Discard}
+		pass.Stages = []pipeline.Stage{stage}
+		bar := newProgress(s.Err, progress, what)
+		pass.Progress = bar.set
+		_, err := pipeline.Run(ctx, pass, command, Version)
+		bar.finish()
+		return err
+	}
+	if err := scan(stages.NewMinHashScan(textField, index), "signing"); err != nil {
+		return err
+	}
+	pairs := index.Candidates()
+	if index.NeedsShingles() && len(pairs) > 0 {
+		if err := scan(stages.NewMinHashShingles(textField, index), "verifying"); err != nil {
+			return err
+		}
+	}
+	index.Link(pairs)
+	return nil
 }

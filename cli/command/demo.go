@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluice-data/sluice/demo"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/kernels/tokenize"
 	"github.com/sluice-data/sluice/pipeline"
@@ -39,7 +40,7 @@ func demoCommand(s Streams) *cli.Command {
 		Usage:     "run the pipeline on a sample corpus built into the binary",
 		ArgsUsage: "[-o OUT]",
 		Description: "Runs the pipeline on a sample corpus of about 300 documents (web pages, books, forum threads,\n" +
-			"code docs) with the defaults of `sluice convert` and the stages of `sluice clean --normalize\n" +
+			"code docs) with the defaults of `sluice convert`, MinHash near-dedup at 0.8, and the stages of `sluice clean --normalize\n" +
 			"--filters gopher_quality,gopher_repetition,c4,fineweb --pii email,phone,ip` into the dataset\n" +
 			"directory OUT, then tells where to look.\n" +
 			"The sample has the faults of a real crawl: malformed lines (quarantined), invalid UTF-8 (repaired),\n" +
@@ -101,6 +102,18 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		return err
 	}
 	cfg.Inputs[0].Name = demoInput
+	// Near duplicates (exact copies included) go first: MinHash links the
+	// clusters in passes over the input, then its filter leads the pipeline.
+	mh := stages.MinHashParams{Params: minhash.DefaultParams(), Threshold: 0.8, Verify: "jaccard", Keep: "first", IDField: co.IDField}
+	mh.Seed = 1
+	index, err := stages.NewMinHashIndex(mh)
+	if err != nil {
+		return err
+	}
+	if err := linkMinHash(ctx, cfg, index, co.TextField, command, s, false); err != nil {
+		return err
+	}
+	cfg.Stages = append(cfg.Stages, stages.NewMinHashDedup(co.TextField, index))
 	cleanOpts := &CleanOptions{Normalize: "nfc", Filters: strings.Join(quality.Names, ","), PII: "email,phone,ip"}
 	specs, err := cleanOpts.stageSpecs()
 	if err != nil {
@@ -141,8 +154,8 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	for _, out := range m.Outputs {
 		bytesOut += out.Bytes
 	}
-	fmt.Fprintf(w, "sluice demo: ran the built-in sample corpus (%s) through convert, normalize, the Gopher, C4\n"+
-		"and FineWeb quality rules and PII masking, in %.2fs\n\n", humanBytes(bytesIn), m.WallSecs)
+	fmt.Fprintf(w, "sluice demo: ran the built-in sample corpus (%s) through convert, MinHash near-dedup, normalize,\n"+
+		"the Gopher, C4 and FineWeb quality rules, PII masking and token counting, in %.2fs\n\n", humanBytes(bytesIn), m.WallSecs)
 
 	row := func(label string, n int64, what string) {
 		num := ""
@@ -158,7 +171,7 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		row("written", c.RowsOut, fmt.Sprintf("%s (%d files, %s)", filepath.Join(t.Path, "data"), len(m.Outputs), humanBytes(bytesOut)))
 	}
 	if c.Removed > 0 {
-		row("removed", c.Removed, filepath.Join(t.Path, "removed")+": rows a quality rule dropped, with _stage and _reason")
+		row("removed", c.Removed, filepath.Join(t.Path, "removed")+": duplicates and rows a quality rule dropped, with _stage and _reason")
 	}
 	if q := m.Side["quarantine"]; q != "" {
 		row("quarantined", c.Quarantined, q+": lines that are not JSON objects, with line, error and raw text")
@@ -190,9 +203,8 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, "\nLeft in the data for the dedup stages: exact and near duplicates and boilerplate lines\n"+
-		"repeated across pages (cookie banners, newsletter prompts, navigation); and text in six languages\n"+
-		"besides English for language identification.\n")
+	fmt.Fprint(w, "\nLeft in the data: boilerplate lines repeated across pages (cookie banners, newsletter prompts,\n"+
+		"navigation) for `sluice dedup lines`, and text in six languages besides English for language ID.\n")
 
 	glob := filepath.ToSlash(filepath.Join(t.Path, "data", "*.parquet"))
 	sqlPath := strings.ReplaceAll(glob, "'", "''")

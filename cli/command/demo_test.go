@@ -52,8 +52,8 @@ func TestDemo(t *testing.T) {
 		if c.Removed == 0 || len(m.Removed) == 0 {
 			t.Errorf("run %d: removed = %d (files %v), want the short and repetitive pages removed", run, c.Removed, m.Removed)
 		}
-		if len(m.Stages) != 7 || m.Stages[0].Name != "normalize" || m.Stages[5].Name != "pii" || m.Stages[6].Name != "tokens" {
-			t.Errorf("run %d: stages %+v, want normalize, the four rule sets, pii and tokens", run, m.Stages)
+		if len(m.Stages) != 8 || m.Stages[0].Name != "dedup_minhash" || m.Stages[0].Removed["near_dup"] != 30 || m.Stages[6].Name != "pii" || m.Stages[7].Name != "tokens" {
+			t.Errorf("run %d: stages %+v, want dedup_minhash (30 planted duplicates), normalize, the four rule sets, pii and tokens", run, m.Stages)
 		}
 		if c.Quarantined < 2 {
 			t.Errorf("run %d: quarantined = %d, want at least 2 (the malformed lines)", run, c.Quarantined)
