@@ -2,6 +2,7 @@ package hftok
 
 import (
 	"fmt"
+	"github.com/sluice-data/sluice/internal/arrowtest"
 	"strings"
 	"testing"
 
@@ -23,20 +24,10 @@ var columnTexts = []*string{
 	ptr("last"),
 }
 
-func ptr(s string) *string { return &s }
-
-func buildStrings(mem memory.Allocator, vals []*string) *array.String {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	for _, v := range vals {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(*v)
-		}
-	}
-	return b.NewStringArray()
-}
+var (
+	ptr          = arrowtest.Ptr
+	buildStrings = arrowtest.Strings
+)
 
 func buildLargeStrings(mem memory.Allocator, vals []*string) *array.LargeString {
 	b := array.NewLargeStringBuilder(mem)
