@@ -116,7 +116,7 @@ func (s *LinesScan) Process(ctx context.Context, _ memory.Allocator, rec arrow.R
 			continue
 		}
 		rowPos := position(ctx, row)
-		s.params.lines([]byte(text.Value(row)), func(i, _, _ int, h uint64) {
+		s.params.lines(valueBytes(text, row), func(i, _, _ int, h uint64) {
 			batch = append(batch, seen{h, linePos(rowPos, i)})
 		})
 	}
@@ -185,7 +185,7 @@ func (d *DedupLines) Process(ctx context.Context, mem memory.Allocator, rec arro
 			b.AppendNull()
 			continue
 		}
-		src := []byte(text.Value(row))
+		src := valueBytes(text, row)
 		rowPos := position(ctx, row)
 		out = out[:0]
 		last, dropped := 0, 0

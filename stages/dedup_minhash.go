@@ -254,7 +254,7 @@ func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, rec a
 		if !ok || text.IsNull(i) {
 			continue
 		}
-		found[doc] = x.hasher.Shingles(sc, []byte(text.Value(i)), nil)
+		found[doc] = x.hasher.Shingles(sc, valueBytes(text, i), nil)
 	}
 	x.mu.Lock()
 	for d, sh := range found {

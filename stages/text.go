@@ -39,3 +39,11 @@ func fieldNames(s *arrow.Schema) []string {
 	}
 	return names
 }
+
+// valueBytes returns value i of col without copying it; the bytes belong
+// to the column and must not be changed or kept.
+func valueBytes(col *array.String, i int) []byte {
+	offsets := col.ValueOffsets()
+	base := offsets[0] // for a sliced array the offsets are absolute
+	return col.ValueBytes()[offsets[i]-base : offsets[i+1]-base]
+}
