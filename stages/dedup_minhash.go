@@ -345,6 +345,10 @@ func (x *MinHashIndex) Clusters() (clusters, docs int) {
 type MinHashDedup struct {
 	textField string
 	index     *MinHashIndex
+	// Annotate keeps every row and adds minhash_cluster (the kept
+	// document's number; null for a document in no cluster) and
+	// minhash_cluster_size instead of removing duplicates.
+	Annotate bool
 }
 
 // NewMinHashDedup returns the filtering pass over a linked index.
@@ -352,10 +356,18 @@ func NewMinHashDedup(textField string, index *MinHashIndex) *MinHashDedup {
 	return &MinHashDedup{textField: textField, index: index}
 }
 
+var minhashAnnotations = []arrow.Field{
+	{Name: "minhash_cluster", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "minhash_cluster_size", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+}
+
 func (d *MinHashDedup) Name() string { return "dedup_minhash" }
 func (d *MinHashDedup) Config() any  { return d.index.p }
 func (d *MinHashDedup) Close() error { return nil }
 func (d *MinHashDedup) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	if d.Annotate {
+		return columnar.SetSchemaFields(in, minhashAnnotations), checkTextField(in, d.textField)
+	}
 	return in, checkTextField(in, d.textField)
 }
 
@@ -365,6 +377,25 @@ func (d *MinHashDedup) RemovedFields() []arrow.Field { return []arrow.Field{dupO
 
 func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
 	x := d.index
+	if d.Annotate {
+		cluster, size := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
+		defer cluster.Release()
+		defer size.Release()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			doc, ok := x.byPos[position(ctx, i)]
+			if !ok || x.size[x.rep[doc]] < 2 {
+				cluster.AppendNull()
+				size.AppendNull()
+				continue
+			}
+			cluster.Append(int64(x.rep[doc]))
+			size.Append(int64(x.size[x.rep[doc]]))
+		}
+		c, n := cluster.NewInt64Array(), size.NewInt64Array()
+		defer c.Release()
+		defer n.Release()
+		return pipeline.Result{Kept: columnar.SetColumns(rec, minhashAnnotations, []arrow.Array{c, n})}, nil
+	}
 	keep := make([]bool, rec.NumRows())
 	var dupOf []string
 	cb := array.NewInt64Builder(mem)

@@ -23,6 +23,7 @@ type DedupOptions struct {
 	MinLineChars int
 	MinHash      stages.MinHashParams
 	Clusters     string
+	Annotate     bool
 }
 
 func dedupCommand(s Streams) *cli.Command {
@@ -50,6 +51,8 @@ func dedupCommand(s Streams) *cli.Command {
 				&cli.StringFlag{Name: "verify", Value: "jaccard", Destination: &mo.MinHash.Verify, Usage: "jaccard (true n-gram similarity of each candidate pair) or signature (estimate from the signatures)"},
 				&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &mo.MinHash.Seed, Usage: "seed of the permutations, recorded in the manifest"},
 				&cli.StringFlag{Name: "keep", Value: "first", Destination: &mo.MinHash.Keep, Usage: "which document a cluster keeps: first (in input order) or longest"},
+				&cli.BoolFlag{Name: "annotate", Destination: &mo.Annotate,
+					Usage: "keep every row; add minhash_cluster and minhash_cluster_size instead of removing duplicates"},
 				&cli.StringFlag{Name: "clusters", Destination: &mo.Clusters,
 					Usage: "write the cluster table (id, doc, cluster, cluster_size, kept, similarity) to this .parquet file"}),
 			Action: action(func(c *cli.Context) error {
@@ -186,7 +189,9 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 			return err
 		}
 	}
-	cfg.Stages = []pipeline.Stage{stages.NewMinHashDedup(o.TextField, index)}
+	filter := stages.NewMinHashDedup(o.TextField, index)
+	filter.Annotate = o.Annotate
+	cfg.Stages = []pipeline.Stage{filter}
 	bar := newProgress(s.Err, !o.NoProgress, "writing")
 	cfg.Progress = bar.set
 	m, err := pipeline.Run(ctx, cfg, command, Version)

@@ -140,6 +140,16 @@ func TestDedupMinHashClustersNearDuplicates(t *testing.T) {
 		outputs = append(outputs, got)
 	}
 
+	annotated := filepath.Join(dir, "annotated.jsonl")
+	runMain(t, "dedup", "minhash", in, "-o", annotated, "--annotate")
+	var marks []string
+	for _, r := range rowsOf(t, annotated) {
+		marks = append(marks, fmt.Sprintf("%s:%v/%v", r["id"], r["minhash_cluster"], r["minhash_cluster_size"]))
+	}
+	if got := strings.Join(marks, ","); got != "d0:0/2,d1:0/2,d2:2/2,d3:2/2,d4:<nil>/<nil>,d5:<nil>/<nil>" {
+		t.Fatalf("--annotate: %s", got)
+	}
+
 	clusters := filepath.Join(dir, "clusters.parquet")
 	runMain(t, "dedup", "minhash", in, "-o", filepath.Join(dir, "with-table"), "--clusters", clusters)
 	var table []string
