@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
 )
@@ -16,9 +17,9 @@ type Common struct {
 	Profile   string // quality rule defaults: paper, datatrove, dolma, nemo
 }
 
-// Names lists the stages Build knows, in the order `sluice clean` runs
-// them.
-var Names = append([]string{"normalize"}, append(append([]string(nil), quality.Names...), "pii")...)
+// Names lists the stages Build knows: those `sluice clean` runs, in its
+// order, then the dedup stages that pipeline files may use.
+var Names = append([]string{"normalize"}, append(append([]string(nil), quality.Names...), "pii", "dedup_exact", "dedup_lines", "dedup_minhash")...)
 
 // Build makes the stage a spec names, with its parameters decoded
 // strictly (unknown keys are errors naming the line).
@@ -31,6 +32,32 @@ func Build(spec Spec, c Common) (pipeline.Stage, error) {
 			return nil, err
 		}
 		s, err := NewNormalize(c.TextField, p)
+		return wrap(s, err, spec)
+	case "dedup_exact":
+		p := ExactParams{IDField: "id"}
+		if err := DecodeStrict(spec.Params, &p, spec.File, what); err != nil {
+			return nil, err
+		}
+		return NewGlobalExact(c.TextField, p), nil
+	case "dedup_lines":
+		var p struct {
+			Keep         string `yaml:"keep"`
+			MinLineChars int    `yaml:"min_line_chars"`
+		}
+		if err := DecodeStrict(spec.Params, &p, spec.File, what); err != nil {
+			return nil, err
+		}
+		if p.Keep != "" && p.Keep != "none" && p.Keep != "first" {
+			return nil, fmt.Errorf("%s: stage dedup_lines: keep must be none or first, not %q", spec.Where, p.Keep)
+		}
+		return NewGlobalLines(c.TextField, LinesParams{KeepFirst: p.Keep == "first", MinLineChars: p.MinLineChars}), nil
+	case "dedup_minhash":
+		p := MinHashParams{Params: minhash.DefaultParams(), Threshold: 0.8, Verify: "jaccard", Keep: "first", IDField: "id"}
+		p.Seed = 1
+		if err := DecodeStrict(spec.Params, &p, spec.File, what); err != nil {
+			return nil, err
+		}
+		s, err := NewGlobalMinHash(c.TextField, p, c.Annotate)
 		return wrap(s, err, spec)
 	case "pii":
 		var p PIIParams

@@ -122,17 +122,7 @@ func checkKeys(node *yaml.Node, t reflect.Type, file, what string) error {
 		return fmt.Errorf("%s: %s: want a mapping of parameters, got %q", at(file, node), what, node.Value)
 	}
 	known := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		tag := strings.Split(sf.Tag.Get("yaml"), ",")[0]
-		if tag == "-" || !sf.IsExported() {
-			continue
-		}
-		if tag == "" {
-			tag = strings.ToLower(sf.Name)
-		}
-		known[tag] = sf.Type
-	}
+	yamlKeys(t, known)
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		k := node.Content[i]
 		ft, ok := known[k.Value]
@@ -158,4 +148,25 @@ func at(file string, n *yaml.Node) string {
 		return fmt.Sprintf("%s:%d", file, n.Line)
 	}
 	return file
+}
+
+// yamlKeys collects the keys a struct type decodes, with their types,
+// looking into inlined structs.
+func yamlKeys(t reflect.Type, known map[string]reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		parts := strings.Split(sf.Tag.Get("yaml"), ",")
+		tag := parts[0]
+		if tag == "-" || !sf.IsExported() {
+			continue
+		}
+		if len(parts) > 1 && parts[1] == "inline" && sf.Type.Kind() == reflect.Struct {
+			yamlKeys(sf.Type, known)
+			continue
+		}
+		if tag == "" {
+			tag = strings.ToLower(sf.Name)
+		}
+		known[tag] = sf.Type
+	}
 }

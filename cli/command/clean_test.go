@@ -173,3 +173,46 @@ stages:
 		t.Fatalf("unknown key: exit %d, stderr %s", code, e.String())
 	}
 }
+
+func TestRunPipelineWithDedupStages(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	var b strings.Builder
+	texts := []string{
+		"Menu | Home | About\nThe river runs through the old town and past the mill where the baker works every morning before dawn.",
+		"Menu | Home | About\nThe river runs through the old town and past the mill where the baker works every morning before dawn.",
+		"Menu | Home | About\nThe river runs through the old town and past the mill where the baker works each morning before dawn.",
+		"Menu | Home | About\nA completely different story about a lighthouse keeper who writes letters to ships that never answer.",
+	}
+	for i, text := range texts {
+		fmt.Fprintf(&b, `{"id":"d%d","text":%q}`+"\n", i, text)
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	file := filepath.Join(dir, "p.yaml")
+	os.WriteFile(file, []byte(fmt.Sprintf(`input: [%q]
+output: %q
+stages:
+  - dedup_exact: {}
+  - dedup_minhash: {threshold: 0.6, num_perm: 64, bands: 16, ngram: 3}
+  - dedup_lines: {keep: none}
+`, in, out)), 0o644)
+	runMain(t, "run", file, "--batch-rows", "1", "--workers", "2")
+	var kept, removed []string
+	for _, r := range rowsOf(t, filepath.Join(out, "data")) {
+		kept = append(kept, r["id"].(string)+"="+r["text"].(string)[:9])
+	}
+	for _, r := range rowsOf(t, filepath.Join(out, "removed")) {
+		removed = append(removed, fmt.Sprintf("%s:%s:%s", r["id"], r["_stage"], r["_reason"]))
+	}
+	got := strings.Join(kept, ",") + " | " + strings.Join(removed, ",")
+	if want := "d0=The river,d3=A complet | d1:dedup_exact:exact_dup,d2:dedup_minhash:near_dup"; got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+
+	os.WriteFile(file, []byte("input: [x]\noutput: y\nstages:\n  - dedup_minhash: {bands: 7}\n"), 0o644)
+	var o, e strings.Builder
+	if code := Main([]string{"sluice", "run", file}, nil, &o, &e); code != 2 || !strings.Contains(e.String(), "does not divide") {
+		t.Fatalf("bad bands: exit %d, %s", code, e.String())
+	}
+}

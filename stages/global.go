@@ -1,0 +1,86 @@
+package stages
+
+import (
+	"github.com/sluice-data/sluice/pipeline"
+)
+
+// Global is a stage that must see the whole corpus before it can decide
+// about one row (deduplication). Prepare runs its passes through scan,
+// which reads every row through the stages before this one followed by the
+// given stage and writes nothing; Filter is then the stage that takes its
+// place in the pipeline. Because the stages before it run in the passes
+// too, a row has the same position in every pass.
+type Global interface {
+	pipeline.Stage
+	Prepare(scan func(pipeline.Stage) error) error
+	Filter() pipeline.Stage
+}
+
+// GlobalExact is exact dedup as one pipeline stage.
+type GlobalExact struct {
+	*ExactDedup
+	scan *ExactScan
+}
+
+// NewGlobalExact returns exact dedup for a pipeline.
+func NewGlobalExact(textField string, p ExactParams) *GlobalExact {
+	index := NewExactIndex()
+	return &GlobalExact{ExactDedup: NewExactDedup(textField, p, index), scan: NewExactScan(textField, p, index)}
+}
+
+func (g *GlobalExact) Prepare(scan func(pipeline.Stage) error) error { return scan(g.scan) }
+func (g *GlobalExact) Filter() pipeline.Stage                        { return g.ExactDedup }
+
+// GlobalLines is line dedup as one pipeline stage.
+type GlobalLines struct {
+	*DedupLines
+	scan *LinesScan
+}
+
+// NewGlobalLines returns line dedup for a pipeline.
+func NewGlobalLines(textField string, p LinesParams) *GlobalLines {
+	index := NewLineIndex()
+	return &GlobalLines{DedupLines: NewDedupLines(textField, p, index), scan: NewLinesScan(textField, p, index)}
+}
+
+func (g *GlobalLines) Prepare(scan func(pipeline.Stage) error) error { return scan(g.scan) }
+func (g *GlobalLines) Filter() pipeline.Stage                        { return g.DedupLines }
+
+// GlobalMinHash is MinHash dedup as one pipeline stage.
+type GlobalMinHash struct {
+	*MinHashDedup
+	textField string
+}
+
+// NewGlobalMinHash returns MinHash dedup for a pipeline.
+func NewGlobalMinHash(textField string, p MinHashParams, annotate bool) (*GlobalMinHash, error) {
+	index, err := NewMinHashIndex(p)
+	if err != nil {
+		return nil, err
+	}
+	f := NewMinHashDedup(textField, index)
+	f.Annotate = annotate
+	return &GlobalMinHash{MinHashDedup: f, textField: textField}, nil
+}
+
+// Prepare signs every document, collects the candidates' shingles when
+// verifying by Jaccard, and links the clusters.
+func (g *GlobalMinHash) Prepare(scan func(pipeline.Stage) error) error {
+	x := g.index
+	if err := scan(NewMinHashScan(g.textField, x)); err != nil {
+		return err
+	}
+	pairs := x.Candidates()
+	if x.NeedsShingles() && len(pairs) > 0 {
+		if err := scan(NewMinHashShingles(g.textField, x)); err != nil {
+			return err
+		}
+	}
+	x.Link(pairs)
+	return nil
+}
+
+func (g *GlobalMinHash) Filter() pipeline.Stage { return g.MinHashDedup }
+
+// Index returns the linked clusters, for reports.
+func (g *GlobalMinHash) Index() *MinHashIndex { return g.index }
