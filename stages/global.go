@@ -84,3 +84,9 @@ func (g *GlobalMinHash) Filter() pipeline.Stage { return g.MinHashDedup }
 
 // Index returns the linked clusters, for reports.
 func (g *GlobalMinHash) Index() *MinHashIndex { return g.index }
+
+// Index returns the first occurrences found, for reports.
+func (g *GlobalExact) Index() *ExactIndex { return g.index }
+
+// Index returns the line counts, for reports.
+func (g *GlobalLines) Index() *LineIndex { return g.index }

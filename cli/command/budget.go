@@ -453,7 +453,7 @@ func (o *BudgetOptions) corpusFromPath(ctx context.Context, path string, s Strea
 		}
 		var rep TokenReport
 		if err := json.Unmarshal(data, &rep); err == nil && rep.Tokenizer != "" {
-			fmt.Fprintf(note, "corpus from %s: %s tokens (%s) in %d documents\n\n", path, humanCount(rep.Total.Tokens), rep.Tokenizer, rep.Total.Documents)
+			fmt.Fprintf(note, "corpus from %s: %s tokens (%s) in %d documents\n\n", path, budget.Count(float64(rep.Total.Tokens)), rep.Tokenizer, rep.Total.Documents)
 			return rep.Total.Tokens, rep.Total.Documents, nil
 		}
 	}
@@ -467,6 +467,6 @@ func (o *BudgetOptions) corpusFromPath(ctx context.Context, path string, s Strea
 	if err != nil {
 		return 0, 0, err
 	}
-	fmt.Fprintf(note, "corpus from %s: %s tokens (%s) in %d documents\n\n", path, humanCount(rep.Total.Tokens), rep.Tokenizer, rep.Total.Documents)
+	fmt.Fprintf(note, "corpus from %s: %s tokens (%s) in %d documents\n\n", path, budget.Count(float64(rep.Total.Tokens)), rep.Tokenizer, rep.Total.Documents)
 	return rep.Total.Tokens, rep.Total.Documents, nil
 }

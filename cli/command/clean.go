@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
@@ -184,34 +183,11 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	if err != nil {
 		return err
 	}
-	// A global stage (dedup) first reads the corpus through the stages
-	// before it; then its filter takes its place.
-	for i, st := range built {
-		g, ok := st.(stages.Global)
-		if !ok {
-			continue
-		}
-		prefix := built[:i]
-		err := g.Prepare(func(scan pipeline.Stage) error {
-			pass := cfg
-			pass.Target = dataset.Target{Kind: dataset.Discard}
-			pass.Stages = append(append([]pipeline.Stage(nil), prefix...), scan)
-			bar := newProgress(s.Err, !o.NoProgress, g.Name()+": reading")
-			pass.Progress = bar.set
-			_, err := pipeline.Run(ctx, pass, command, Version)
-			bar.finish()
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		built[i] = g.Filter()
+	if err := prepareGlobals(ctx, cfg, built, command, s, !o.NoProgress); err != nil {
+		return err
 	}
 	cfg.Stages = built
-	bar := newProgress(s.Err, !o.NoProgress, "cleaning")
-	cfg.Progress = bar.set
-	m, err := pipeline.Run(ctx, cfg, command, Version)
-	bar.finish()
+	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "cleaning")
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
 		for _, st := range m.Stages {

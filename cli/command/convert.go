@@ -194,10 +194,7 @@ func runConvert(ctx context.Context, o *ConvertOptions, args, command []string, 
 	if err != nil {
 		return err
 	}
-	bar := newProgress(s.Err, !o.NoProgress, "converting")
-	cfg.Progress = bar.set
-	m, err := pipeline.Run(ctx, cfg, command, Version)
-	bar.finish()
+	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "converting")
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
 	}

@@ -96,13 +96,11 @@ func runDedupExact(ctx context.Context, o *DedupOptions, args, command []string,
 	if err != nil {
 		return err
 	}
-	params := stages.ExactParams{Normalize: o.Normalize, IDField: o.IDField}
-	index := stages.NewExactIndex()
-	m, err := twoPasses(ctx, cfg, command, s,
-		stages.NewExactScan(o.TextField, params, index), stages.NewExactDedup(o.TextField, params, index), !o.NoProgress)
+	g := stages.NewGlobalExact(o.TextField, stages.ExactParams{Normalize: o.Normalize, IDField: o.IDField})
+	m, err := runGlobal(ctx, cfg, g, command, s, !o.NoProgress)
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
-		fmt.Fprintf(s.Out, "%d distinct texts; %d duplicates removed\n", index.Len(), m.Counts.Removed)
+		fmt.Fprintf(s.Out, "%d distinct texts; %d duplicates removed\n", g.Index().Len(), m.Counts.Removed)
 	}
 	return err
 }
@@ -123,43 +121,32 @@ func runDedupLines(ctx context.Context, o *DedupOptions, args, command []string,
 	if err != nil {
 		return err
 	}
-	index := stages.NewLineIndex()
-	m, err := twoPasses(ctx, cfg, command, s,
-		stages.NewLinesScan(o.TextField, params, index), stages.NewDedupLines(o.TextField, params, index), !o.NoProgress)
+	g := stages.NewGlobalLines(o.TextField, params)
+	m, err := runGlobal(ctx, cfg, g, command, s, !o.NoProgress)
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
-		fmt.Fprintf(s.Out, "%d distinct lines counted; %d texts left empty and removed\n", index.Len(), m.Counts.Removed)
+		fmt.Fprintf(s.Out, "%d distinct lines counted; %d texts left empty and removed\n", g.Index().Len(), m.Counts.Removed)
 	}
 	return err
 }
 
-// twoPasses runs a global stage: scan reads every row and fills the
-// stage's index (nothing is written), then filter writes the output.
-func twoPasses(ctx context.Context, cfg pipeline.Config, command []string, s Streams, scan, filter pipeline.Stage, progress bool) (*dataset.Manifest, error) {
-	first := cfg
-	first.Target = dataset.Target{Kind: dataset.Discard}
-	first.Stages = []pipeline.Stage{scan}
-	bar := newProgress(s.Err, progress, "pass 1/2: counting")
-	first.Progress = bar.set
-	_, err := pipeline.Run(ctx, first, command, Version)
-	bar.finish()
-	if err != nil {
+// runGlobal runs a command made of one global stage: its passes over the
+// input, then the writing pass with its filter.
+func runGlobal(ctx context.Context, cfg pipeline.Config, g stages.Global, command []string, s Streams, show bool) (*dataset.Manifest, error) {
+	cfg.Stages = []pipeline.Stage{g}
+	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, show); err != nil {
 		return nil, err
 	}
-	cfg.Stages = []pipeline.Stage{filter}
-	bar = newProgress(s.Err, progress, "pass 2/2: writing")
-	cfg.Progress = bar.set
-	m, err := pipeline.Run(ctx, cfg, command, Version)
-	bar.finish()
-	return m, err
+	return runWithProgress(ctx, cfg, command, s, show, "writing")
 }
 
 func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []string, s Streams) error {
 	o.MinHash.IDField = o.IDField
-	index, err := stages.NewMinHashIndex(o.MinHash)
+	g, err := stages.NewGlobalMinHash(o.TextField, o.MinHash, o.Annotate)
 	if err != nil {
 		return usageError{err}
 	}
+	index := g.Index()
 	cfg, err := o.pipelineConfig(args)
 	if err != nil {
 		return err
@@ -168,7 +155,8 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	fmt.Fprintf(s.Out, "minhash: %d permutations in %d bands of %d rows, %d-word shingles, seed %d\n", p.NumPerm, p.Bands, p.Rows(), p.NGram, p.Seed)
 	fmt.Fprintf(s.Out, "threshold %.2f; the banding's S-curve passes 50%% at similarity %.3f (%.1f%% of pairs at the threshold become candidates)\n",
 		p.Threshold, p.Threshold50(), 100*minhash.Probability(p.Threshold, p.Bands, p.Rows()))
-	if err := linkMinHash(ctx, cfg, index, o.TextField, command, s, !o.NoProgress); err != nil {
+	cfg.Stages = []pipeline.Stage{g}
+	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, !o.NoProgress); err != nil {
 		return err
 	}
 	clusters, inClusters := index.Clusters()
@@ -189,13 +177,7 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 			return err
 		}
 	}
-	filter := stages.NewMinHashDedup(o.TextField, index)
-	filter.Annotate = o.Annotate
-	cfg.Stages = []pipeline.Stage{filter}
-	bar := newProgress(s.Err, !o.NoProgress, "writing")
-	cfg.Progress = bar.set
-	m, err := pipeline.Run(ctx, cfg, command, Version)
-	bar.finish()
+	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "writing")
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
 	}
@@ -214,31 +196,4 @@ func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) 
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
-}
-
-// linkMinHash runs the passes that come before MinHash filtering over
-// cfg's inputs: signing, then (with --verify jaccard) collecting the
-// candidates' shingles; then it links the clusters. Nothing is written.
-func linkMinHash(ctx context.Context, cfg pipeline.Config, index *stages.MinHashIndex, textField string, command []string, s Streams, progress bool) error {
-	scan := func(stage pipeline.Stage, what string) error {
-		pass := cfg
-		pass.Target = dataset.Target{Kind: dataset.Discard}
-		pass.Stages = []pipeline.Stage{stage}
-		bar := newProgress(s.Err, progress, what)
-		pass.Progress = bar.set
-		_, err := pipeline.Run(ctx, pass, command, Version)
-		bar.finish()
-		return err
-	}
-	if err := scan(stages.NewMinHashScan(textField, index), "signing"); err != nil {
-		return err
-	}
-	pairs := index.Candidates()
-	if index.NeedsShingles() && len(pairs) > 0 {
-		if err := scan(stages.NewMinHashShingles(textField, index), "verifying"); err != nil {
-			return err
-		}
-	}
-	index.Link(pairs)
-	return nil
 }

@@ -106,14 +106,11 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	// clusters in passes over the input, then its filter leads the pipeline.
 	mh := stages.MinHashParams{Params: minhash.DefaultParams(), Threshold: 0.8, Verify: "jaccard", Keep: "first", IDField: co.IDField}
 	mh.Seed = 1
-	index, err := stages.NewMinHashIndex(mh)
+	near, err := stages.NewGlobalMinHash(co.TextField, mh, false)
 	if err != nil {
 		return err
 	}
-	if err := linkMinHash(ctx, cfg, index, co.TextField, command, s, false); err != nil {
-		return err
-	}
-	cfg.Stages = append(cfg.Stages, stages.NewMinHashDedup(co.TextField, index))
+	cfg.Stages = append(cfg.Stages, near)
 	cleanOpts := &CleanOptions{Normalize: "nfc", Filters: strings.Join(quality.Names, ","), PII: "email,phone,ip"}
 	specs, err := cleanOpts.stageSpecs()
 	if err != nil {
@@ -133,6 +130,9 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	tokens := stages.NewTokens(co.TextField, enc.Name(), func() stages.TokenCounter { return enc.NewCounter() },
 		[]string{"meta.source"}, true)
 	cfg.Stages = append(cfg.Stages, tokens)
+	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, false); err != nil {
+		return err
+	}
 	m, err := pipeline.Run(ctx, cfg, command, Version)
 	if err != nil {
 		return err

@@ -1,6 +1,12 @@
 package command
 
 import (
+	"context"
+
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/stages"
+
 	"io"
 	"os"
 	"sync"
@@ -44,4 +50,38 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
+}
+
+// runWithProgress runs cfg with a progress bar labelled what on a terminal.
+func runWithProgress(ctx context.Context, cfg pipeline.Config, command []string, s Streams, show bool, what string) (*dataset.Manifest, error) {
+	bar := newProgress(s.Err, show, what)
+	cfg.Progress = bar.set
+	m, err := pipeline.Run(ctx, cfg, command, Version)
+	bar.finish()
+	return m, err
+}
+
+// prepareGlobals runs the passes of each global stage (dedup) among built:
+// it reads the corpus through the stages before it, writing nothing, then
+// its filter takes its place in built.
+func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.Stage, command []string, s Streams, show bool) error {
+	for i, st := range built {
+		g, ok := st.(stages.Global)
+		if !ok {
+			continue
+		}
+		prefix := built[:i]
+		err := g.Prepare(func(scan pipeline.Stage) error {
+			pass := cfg
+			pass.Target = dataset.Target{Kind: dataset.Discard}
+			pass.Stages = append(append([]pipeline.Stage(nil), prefix...), scan)
+			_, err := runWithProgress(ctx, pass, command, s, show, scan.Name())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		built[i] = g.Filter()
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/budget"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/kernels/hftok"
@@ -142,10 +143,7 @@ func countTokens(ctx context.Context, o *TokensOptions, args, command []string, 
 	}
 	stage := stages.NewTokens(o.TextField, name, newCounter, groupBy, o.AddColumn)
 	cfg.Stages = []pipeline.Stage{stage}
-	bar := newProgress(s.Err, !o.NoProgress, "counting")
-	cfg.Progress = bar.set
-	m, err := pipeline.Run(ctx, cfg, command, Version)
-	bar.finish()
+	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "counting")
 	if err != nil {
 		return TokenReport{}, err
 	}
@@ -207,7 +205,7 @@ func tokenReport(name string, groupBy []string, groups []*stages.TokenGroup, tot
 
 func printTokenTable(w io.Writer, r TokenReport) {
 	fmt.Fprintf(w, "tokenizer %s: %s tokens in %d documents (%d rows read, %d quarantined, %d without text), %.2fs\n\n",
-		r.Tokenizer, humanCount(r.Total.Tokens), r.Total.Documents, r.RowsIn, r.Quarantined, r.MissingText, r.Seconds)
+		r.Tokenizer, budget.Count(float64(r.Total.Tokens)), r.Total.Documents, r.RowsIn, r.Quarantined, r.MissingText, r.Seconds)
 	header := append(append([]string(nil), r.GroupBy...), "documents", "tokens", "p50", "p90", "p99", "max", "chars/token")
 	rows := [][]string{header}
 	line := func(keys []string, t TokenRow) {
@@ -244,22 +242,6 @@ func printTokenTable(w io.Writer, r TokenReport) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(sb.String(), " "))
 	}
-}
-
-// humanCount renders a count as 2.4B, 15.3M, 812K.
-func humanCount(n int64) string {
-	f := float64(n)
-	switch {
-	case f >= 1e12:
-		return fmt.Sprintf("%.2fT", f/1e12)
-	case f >= 1e9:
-		return fmt.Sprintf("%.2fB", f/1e9)
-	case f >= 1e6:
-		return fmt.Sprintf("%.2fM", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1fK", f/1e3)
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // writeTokenCounts writes the counts table, one row per group and a last

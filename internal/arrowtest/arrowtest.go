@@ -23,3 +23,17 @@ func Strings(mem memory.Allocator, vals []*string) *array.String {
 	}
 	return b.NewStringArray()
 }
+
+// LargeStrings is Strings for a large_utf8 column.
+func LargeStrings(mem memory.Allocator, vals []*string) *array.LargeString {
+	b := array.NewLargeStringBuilder(mem)
+	defer b.Release()
+	for _, v := range vals {
+		if v == nil {
+			b.AppendNull()
+		} else {
+			b.Append(*v)
+		}
+	}
+	return b.NewLargeStringArray()
+}

@@ -25,22 +25,10 @@ var columnTexts = []*string{
 }
 
 var (
-	ptr          = arrowtest.Ptr
-	buildStrings = arrowtest.Strings
+	ptr               = arrowtest.Ptr
+	buildStrings      = arrowtest.Strings
+	buildLargeStrings = arrowtest.LargeStrings
 )
-
-func buildLargeStrings(mem memory.Allocator, vals []*string) *array.LargeString {
-	b := array.NewLargeStringBuilder(mem)
-	defer b.Release()
-	for _, v := range vals {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(*v)
-		}
-	}
-	return b.NewLargeStringArray()
-}
 
 func checkColumn(t *testing.T, tok *Tokenizer, got *array.Int64, want []*string) {
 	t.Helper()

@@ -27,22 +27,10 @@ var texts = []*string{
 }
 
 var (
-	ptr          = arrowtest.Ptr
-	buildStrings = arrowtest.Strings
+	ptr               = arrowtest.Ptr
+	buildStrings      = arrowtest.Strings
+	buildLargeStrings = arrowtest.LargeStrings
 )
-
-func buildLargeStrings(mem memory.Allocator, vals []*string) *array.LargeString {
-	b := array.NewLargeStringBuilder(mem)
-	defer b.Release()
-	for _, v := range vals {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(*v)
-		}
-	}
-	return b.NewLargeStringArray()
-}
 
 func check(t *testing.T, got *array.Int64, want []*string) {
 	t.Helper()
