@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,30 +12,11 @@ import (
 )
 
 // budgetMain runs `sluice budget ARGS...` through Main and returns its exit
-// code and output. Should NewApp not list the budget command, an app with it
-// added is run the way Main runs one, with the same exit codes.
+// code and output.
 func budgetMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	argv := append([]string{"sluice", "budget"}, args...)
-	s := Streams{In: strings.NewReader(""), Out: &out, Err: &errw}
-	if NewApp(s).Command("budget") != nil {
-		code = Main(argv, s.In, &out, &errw)
-		return code, out.String(), errw.String()
-	}
-	app := NewApp(s)
-	app.Commands = append(app.Commands, budgetCommand(s))
-	err := app.RunContext(context.Background(), interspersed(app, argv))
-	var j jobError
-	switch {
-	case err == nil:
-	case errors.As(err, &j):
-		printError(&errw, err, false)
-		code = 1
-	default:
-		printError(&errw, err, false)
-		code = 2
-	}
+	code = Main(append([]string{"sluice", "budget"}, args...), strings.NewReader(""), &out, &errw)
 	return code, out.String(), errw.String()
 }
 

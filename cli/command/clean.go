@@ -72,12 +72,7 @@ func runCommand(s Streams) *cli.Command {
 	o := &CleanOptions{}
 	out := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
 		Usage: "output, instead of the file's `output`"}
-	flags := []cli.Flag{out}
-	for _, f := range append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...) {
-		if f.Names()[0] != "output" {
-			flags = append(flags, f)
-		}
-	}
+	flags := withOutput(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), out)
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run a whole pipeline from one declarative file",

@@ -107,6 +107,19 @@ func outputFlags(o *ConvertOptions) []cli.Flag {
 	}
 }
 
+// withOutput returns flags with the output flag replaced by out, for
+// commands whose -o means something else or is optional.
+func withOutput(flags []cli.Flag, out cli.Flag) []cli.Flag {
+	res := make([]cli.Flag, 0, len(flags))
+	for _, f := range flags {
+		if f.Names()[0] == "output" {
+			f = out
+		}
+		res = append(res, f)
+	}
+	return res
+}
+
 // pipelineConfig checks the options and turns them into a pipeline
 // configuration; every problem found is reported at once.
 func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) {

@@ -35,15 +35,10 @@ type TokensOptions struct {
 
 func tokensCommand(s Streams) *cli.Command {
 	o := &TokensOptions{}
-	flags := inputFlags(&o.ConvertOptions)
-	for _, f := range outputFlags(&o.ConvertOptions) {
-		if f.Names()[0] == "output" {
-			f = &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
-				Usage: "with --add-column: the dataset to write (a .parquet/.jsonl file or a directory); " +
-					"otherwise: where to write the counts table (.parquet, .csv or .json)"}
-		}
-		flags = append(flags, f)
-	}
+	flags := withOutput(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...),
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
+			Usage: "with --add-column: the dataset to write (a .parquet/.jsonl file or a directory); " +
+				"otherwise: where to write the counts table (.parquet, .csv or .json)"})
 	flags = append(flags,
 		&cli.StringFlag{Name: "tokenizer", Value: "cl100k_base", Destination: &o.Tokenizer,
 			Usage: "built-in encoding: " + strings.Join(tokenize.Names(), ", ")},
