@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -60,7 +61,9 @@ func (x *ExactIndex) see(h texthash.Hash, pos uint64, id string) {
 	s := x.shard(h)
 	s.mu.Lock()
 	if cur, ok := s.m[h]; !ok || pos < cur.pos {
-		s.m[h] = firstSeen{pos: pos, id: id}
+		// The id views the batch's memory: copy it, or the index would
+		// keep every batch alive.
+		s.m[h] = firstSeen{pos: pos, id: strings.Clone(id)}
 	}
 	s.mu.Unlock()
 }

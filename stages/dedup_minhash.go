@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -148,9 +149,10 @@ func idColumn(rec arrow.RecordBatch, field string) *array.String {
 	return nil
 }
 
+// idOf returns a copy of id i: the index outlives the batch.
 func idOf(ids *array.String, i int) string {
 	if ids != nil && ids.IsValid(i) {
-		return ids.Value(i)
+		return strings.Clone(ids.Value(i))
 	}
 	return ""
 }

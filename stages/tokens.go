@@ -122,8 +122,11 @@ func (t *Tokens) Process(_ context.Context, mem memory.Allocator, rec arrow.Reco
 		k := strings.Join(key, "\x00")
 		grp, ok := local[k]
 		if !ok {
-			grp = &TokenGroup{Key: append([]string(nil), key...)}
-			local[k] = grp
+			grp = &TokenGroup{Key: make([]string, len(key))}
+			for g, v := range key {
+				grp.Key[g] = strings.Clone(v) // the values view the batch's memory
+			}
+			local[strings.Clone(k)] = grp
 		}
 		n := counts.Value(i)
 		grp.Docs++
