@@ -228,6 +228,7 @@ type unit struct {
 	batch   arrow.RecordBatch
 	pqFile  int // with pqGroup: a Parquet row group the worker reads itself
 	pqGroup int
+	origins *origins // where a Parquet unit's rows came from
 }
 
 // done is what a worker made of one unit.
@@ -255,6 +256,7 @@ func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer,
 		r := dec.Decode(u.chunk)
 		rec, d.bad, d.repaired = r.Batch, r.Bad, r.Repaired
 		d.rowsIn = int64(u.chunk.Len())
+		u.origins = jsonlOrigins(cfg.Inputs, u.chunk, d.bad)
 		u.chunk.Release()
 	} else {
 		d.rowsIn = rec.NumRows()
@@ -271,12 +273,15 @@ func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer,
 	for i, st := range cfg.Stages {
 		t0 := time.Now()
 		rowsIn := rec.NumRows()
-		res, err := st.Process(ctx, cfg.Mem, rec)
+		res, err := st.Process(context.WithValue(ctx, originsKey{}, u.origins), cfg.Mem, rec)
 		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
 		}
 		sc := dataset.StageCounts{Name: st.Name(), RowsIn: rowsIn, RowsOut: res.Kept.NumRows()}
+		if sc.RowsOut != rowsIn {
+			u.origins = u.origins.keep(res.Keep)
+		}
 		if res.Removed != nil {
 			if res.Removed.NumRows() > 0 {
 				r, err := removedRows(cfg.Mem, st.Name(), res, removedSchema)
@@ -607,7 +612,8 @@ func (s *parquetSource) next() (unit, bool, error) {
 		f := s.cfg.Inputs[s.fi]
 		if rows := s.groups[s.fi]; rows != nil {
 			if s.rg < len(rows) {
-				u := unit{pqFile: s.fi, pqGroup: s.rg}
+				u := unit{pqFile: s.fi, pqGroup: s.rg,
+					origins: parquetOrigins(s.cfg.Inputs, s.fi, s.st[s.fi].Lines, rows[s.rg])}
 				s.st[s.fi].Lines += rows[s.rg]
 				s.rg++
 				return u, false, nil
@@ -626,8 +632,9 @@ func (s *parquetSource) next() (unit, bool, error) {
 				return unit{}, false, err
 			}
 			if rec != nil {
+				u := unit{batch: rec, pqFile: -1, origins: parquetOrigins(s.cfg.Inputs, s.fi, s.st[s.fi].Lines, rec.NumRows())}
 				s.st[s.fi].Lines += rec.NumRows()
-				return unit{batch: rec, pqFile: -1}, false, nil
+				return u, false, nil
 			}
 			s.cur.Close()
 			s.cur = nil

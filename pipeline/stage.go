@@ -25,6 +25,11 @@ type Result struct {
 	// and writes them to removed/.
 	Removed arrow.RecordBatch
 	Reasons []string
+	// Keep, when the stage removed rows, marks the input rows Kept holds,
+	// so that the pipeline can tell later stages where each row came from
+	// (RowOrigin). A stage that leaves it nil still works; the stages after
+	// it then see no origins.
+	Keep []bool
 }
 
 // The columns every removed row carries.

@@ -42,7 +42,7 @@ func decide(ctx context.Context, mem memory.Allocator, stage string, rec arrow.R
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	return pipeline.Result{Kept: kept, Removed: removed, Reasons: failed}, nil
+	return pipeline.Result{Kept: kept, Removed: removed, Reasons: failed, Keep: keep}, nil
 }
 
 // annotateRows adds the signals and updates the shared keep and

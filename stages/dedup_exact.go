@@ -2,11 +2,9 @@ package stages
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/kernels/texthash"
@@ -56,14 +54,12 @@ func (x *ExactIndex) Len() int {
 }
 
 // see records a row; the earliest position wins whatever order batches
-// arrive in.
-func (x *ExactIndex) see(h texthash.Hash, pos uint64, id string) {
+// arrive in. id is asked for only when the row is the first seen so far.
+func (x *ExactIndex) see(h texthash.Hash, pos uint64, id func() string) {
 	s := x.shard(h)
 	s.mu.Lock()
 	if cur, ok := s.m[h]; !ok || pos < cur.pos {
-		// The id views the batch's memory: copy it, or the index would
-		// keep every batch alive.
-		s.m[h] = firstSeen{pos: pos, id: strings.Clone(id)}
+		s.m[h] = firstSeen{pos: pos, id: id()}
 	}
 	s.mu.Unlock()
 }
@@ -103,14 +99,6 @@ func (b *exactBase) hashes(rec arrow.RecordBatch) ([]texthash.Hash, []bool, erro
 	return hs, valid, nil
 }
 
-func (b *exactBase) ids(rec arrow.RecordBatch) *array.String {
-	if idx := rec.Schema().FieldIndices(b.params.IDField); len(idx) > 0 {
-		ids, _ := rec.Column(idx[0]).(*array.String)
-		return ids
-	}
-	return nil
-}
-
 func position(ctx context.Context, row int) uint64 {
 	return uint64(pipeline.BatchSeq(ctx))<<32 | uint64(row)
 }
@@ -135,16 +123,11 @@ func (s *ExactScan) Process(ctx context.Context, _ memory.Allocator, rec arrow.R
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	ids := s.ids(rec)
+	ids := idColumn(rec, s.params.IDField)
 	for i, h := range hs {
-		if !valid[i] {
-			continue
+		if valid[i] {
+			s.index.see(h, position(ctx, i), func() string { return rowID(ctx, ids, i) })
 		}
-		id := ""
-		if ids != nil && ids.IsValid(i) {
-			id = ids.Value(i)
-		}
-		s.index.see(h, position(ctx, i), id)
 	}
 	rec.Retain()
 	return pipeline.Result{Kept: rec}, nil
@@ -204,5 +187,5 @@ func (d *ExactDedup) Process(ctx context.Context, mem memory.Allocator, rec arro
 		removed.Release()
 		removed = withDup
 	}
-	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons}, nil
+	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons, Keep: keep}, nil
 }

@@ -230,5 +230,5 @@ func (d *DedupLines) Process(ctx context.Context, mem memory.Allocator, rec arro
 	for i := range reasons {
 		reasons[i] = "empty_after_line_dedup"
 	}
-	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons}, nil
+	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons, Keep: keep}, nil
 }

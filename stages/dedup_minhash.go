@@ -128,7 +128,7 @@ func (s *MinHashScan) Process(ctx context.Context, _ memory.Allocator, rec arrow
 		keptSigs = append(keptSigs, sig...)
 		pos = append(pos, position(ctx, i))
 		lens = append(lens, int64(len(text.Value(i))))
-		ids = append(ids, idOf(idCol, i))
+		ids = append(ids, rowID(ctx, idCol, i))
 	}
 	x.mu.Lock()
 	x.pos = append(x.pos, pos...)
@@ -149,12 +149,14 @@ func idColumn(rec arrow.RecordBatch, field string) *array.String {
 	return nil
 }
 
-// idOf returns a copy of id i: the index outlives the batch.
-func idOf(ids *array.String, i int) string {
+// rowID returns a copy of row i's id (the index outlives the batch, whose
+// memory an uncopied id would pin), or "<file>:<line>" when the row has no
+// id.
+func rowID(ctx context.Context, ids *array.String, i int) string {
 	if ids != nil && ids.IsValid(i) {
 		return strings.Clone(ids.Value(i))
 	}
-	return ""
+	return pipeline.RowOrigin(ctx, i)
 }
 
 // Candidates orders the documents by position (so numbering is the same
@@ -427,7 +429,7 @@ func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, rec ar
 		removed.Release()
 		removed = with
 	}
-	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons}, nil
+	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons, Keep: keep}, nil
 }
 
 // ClusterTable returns one row per document in a cluster of two or more,

@@ -166,3 +166,51 @@ func TestDedupMinHashClustersNearDuplicates(t *testing.T) {
 		t.Fatalf("bands not dividing num-perm: exit %d, %s", code, e.String())
 	}
 }
+
+// Without an id column a row's id is <file>:<line>: the line in a JSONL
+// input (blank and quarantined lines counted), the row number in a Parquet
+// input, and still the right line after an earlier stage removed rows.
+func TestDupOfIsFileAndLineWithoutIDs(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	river := "The river runs through the old town and past the mill where the baker works every morning before dawn."
+	lines := []string{
+		`{"text":"a lighthouse keeper writes letters to ships that never answer"}`,
+		`{"text":"a lighthouse keeper writes letters to ships that never answer"}`,
+		``,
+		`not json`,
+		fmt.Sprintf(`{"text":%q}`, river),
+		fmt.Sprintf(`{"text":%q}`, strings.Replace(river, "every", "each", 1)),
+	}
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	dupOf := func(out string) string {
+		var got []string
+		for _, r := range rowsOf(t, filepath.Join(out, "removed")) {
+			got = append(got, fmt.Sprintf("%s<-%s", r["_dup_of"], r["_reason"]))
+		}
+		return strings.ReplaceAll(strings.Join(got, ","), dir+string(filepath.Separator), "")
+	}
+
+	out := filepath.Join(dir, "exact")
+	runMain(t, "dedup", "exact", in, "-o", out, "--batch-rows", "2", "--workers", "2")
+	if got := dupOf(out); got != "in.jsonl:1<-exact_dup" {
+		t.Fatalf("exact dedup of JSONL: %s", got)
+	}
+
+	pq := filepath.Join(dir, "in.parquet")
+	runMain(t, "convert", in, "-o", pq)
+	out = filepath.Join(dir, "exact-pq")
+	runMain(t, "dedup", "exact", pq, "-o", out, "--batch-rows", "2")
+	if got := dupOf(out); got != "in.parquet:1<-exact_dup" {
+		t.Fatalf("exact dedup of Parquet: %s", got)
+	}
+
+	// Exact dedup removes line 2 first; MinHash must still name line 5.
+	file := filepath.Join(dir, "p.yaml")
+	out = filepath.Join(dir, "both")
+	os.WriteFile(file, []byte(fmt.Sprintf("input: [%q]\noutput: %q\nstages:\n  - dedup_exact: {}\n  - dedup_minhash: {threshold: 0.6, num_perm: 64, bands: 16, ngram: 3}\n", in, out)), 0o644)
+	runMain(t, "run", file, "--batch-rows", "10")
+	if got := dupOf(out); got != "in.jsonl:1<-exact_dup,in.jsonl:5<-near_dup" {
+		t.Fatalf("pipeline: %s", got)
+	}
+}
