@@ -189,6 +189,11 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if qpath != "" {
 		m.Side = map[string]string{"quarantine": qpath}
 	}
+	for i, st := range cfg.Stages {
+		if r, ok := st.(Reporter); ok {
+			stageCounts[i].Report = r.Report()
+		}
+	}
 	m.Stages = stageCounts
 	var partial []string
 	for i, st := range src.stats() {

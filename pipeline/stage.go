@@ -61,6 +61,13 @@ type Configurer interface {
 	Config() any
 }
 
+// Reporter is implemented by stages that tell what they found over the
+// whole run (a dedup stage's clusters, say); the report goes into the
+// manifest once every batch was processed.
+type Reporter interface {
+	Report() any
+}
+
 type batchSeqKey struct{}
 
 // BatchSeq returns the place in input order of the batch a stage is

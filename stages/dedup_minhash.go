@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -331,16 +332,44 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 	x.size = sizeByKept
 }
 
-// Clusters returns the number of clusters with more than one document and
-// the documents in them.
-func (x *MinHashIndex) Clusters() (clusters, docs int) {
-	for i, r := range x.rep {
-		if int32(i) == r && x.size[i] > 1 {
-			clusters++
-			docs += int(x.size[i])
+// MinHashReport is what MinHash dedup found, for stdout and the manifest.
+type MinHashReport struct {
+	Documents      int `json:"documents_signed"`
+	CandidatePairs int `json:"candidate_pairs"`
+	LinkedPairs    int `json:"linked_pairs"` // candidates at or above the threshold
+	Clusters       int `json:"clusters"`     // of two or more documents
+	InClusters     int `json:"documents_in_clusters"`
+	// Sizes counts clusters by size: Sizes["3"] clusters of three.
+	Sizes   map[string]int   `json:"cluster_sizes"`
+	Largest []ClusterSnippet `json:"largest_clusters"`
+}
+
+// ClusterSnippet names one cluster: its number (the kept document's number
+// in input order, as in _cluster), its size and the kept document's id.
+type ClusterSnippet struct {
+	Cluster int64  `json:"cluster"`
+	Size    int    `json:"size"`
+	KeptID  string `json:"kept_id"`
+}
+
+// Report summarizes the linked clusters, with the ten largest (ties: the
+// earlier first).
+func (x *MinHashIndex) Report() MinHashReport {
+	r := MinHashReport{Documents: len(x.pos), CandidatePairs: x.Pairs, LinkedPairs: x.Linked, Sizes: map[string]int{}}
+	for i, kept := range x.rep {
+		if int32(i) != kept || x.size[i] < 2 {
+			continue
 		}
+		r.Clusters++
+		r.InClusters += int(x.size[i])
+		r.Sizes[strconv.Itoa(int(x.size[i]))]++
+		r.Largest = append(r.Largest, ClusterSnippet{Cluster: int64(i), Size: int(x.size[i]), KeptID: x.ids[i]})
 	}
-	return clusters, docs
+	sort.SliceStable(r.Largest, func(a, b int) bool { return r.Largest[a].Size > r.Largest[b].Size })
+	if len(r.Largest) > 10 {
+		r.Largest = r.Largest[:10]
+	}
+	return r
 }
 
 // MinHashDedup is the last pass: documents that are not their cluster's
@@ -366,6 +395,7 @@ var minhashAnnotations = []arrow.Field{
 }
 
 func (d *MinHashDedup) Name() string { return "dedup_minhash" }
+func (d *MinHashDedup) Report() any  { return d.index.Report() }
 func (d *MinHashDedup) Config() any  { return d.index.p }
 func (d *MinHashDedup) Close() error { return nil }
 func (d *MinHashDedup) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
@@ -465,15 +495,4 @@ func (x *MinHashIndex) ClusterTable(mem memory.Allocator) arrow.RecordBatch {
 		b.Field(5).(*array.Float64Builder).Append(minhash.EstimateJaccard(x.sigs[i*k:(i+1)*k], x.sigs[int(r)*k:(int(r)+1)*k]))
 	}
 	return b.NewRecordBatch()
-}
-
-// SizeHistogram counts clusters of two or more documents by size.
-func (x *MinHashIndex) SizeHistogram() map[int]int {
-	h := map[int]int{}
-	for i, r := range x.rep {
-		if int32(i) == r && x.size[i] > 1 {
-			h[int(x.size[i])]++
-		}
-	}
-	return h
 }

@@ -3,8 +3,10 @@ package command
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sort"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
@@ -159,18 +161,7 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, !o.NoProgress); err != nil {
 		return err
 	}
-	clusters, inClusters := index.Clusters()
-	fmt.Fprintf(s.Out, "%d documents signed; %d candidate pairs, %d at or above the threshold; %d clusters holding %d documents\n",
-		index.Docs(), index.Pairs, index.Linked, clusters, inClusters)
-	hist := index.SizeHistogram()
-	sizes := make([]int, 0, len(hist))
-	for size := range hist {
-		sizes = append(sizes, size)
-	}
-	sort.Ints(sizes)
-	for _, size := range sizes {
-		fmt.Fprintf(s.Out, "  clusters of %d: %d\n", size, hist[size])
-	}
+	printMinHashReport(s.Out, index.Report())
 	fmt.Fprintln(s.Out)
 	if o.Clusters != "" {
 		if err := writeClusterTable(o.Clusters, o.Overwrite, index); err != nil {
@@ -182,6 +173,26 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 		printSummary(s.Out, cfg.Target, m)
 	}
 	return err
+}
+
+func printMinHashReport(w io.Writer, r stages.MinHashReport) {
+	fmt.Fprintf(w, "%d documents signed; %d candidate pairs, %d at or above the threshold; %d clusters holding %d documents\n",
+		r.Documents, r.CandidatePairs, r.LinkedPairs, r.Clusters, r.InClusters)
+	sizes := make([]int, 0, len(r.Sizes))
+	for size := range r.Sizes {
+		n, _ := strconv.Atoi(size)
+		sizes = append(sizes, n)
+	}
+	sort.Ints(sizes)
+	for _, size := range sizes {
+		fmt.Fprintf(w, "  clusters of %d: %d\n", size, r.Sizes[strconv.Itoa(size)])
+	}
+	if len(r.Largest) > 0 {
+		fmt.Fprintf(w, "largest clusters (cluster = the kept document's number in input order):\n")
+		for _, c := range r.Largest {
+			fmt.Fprintf(w, "  cluster %-8d %5d documents, kept %s\n", c.Cluster, c.Size, c.KeptID)
+		}
+	}
 }
 
 func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) error {

@@ -214,3 +214,44 @@ func TestDupOfIsFileAndLineWithoutIDs(t *testing.T) {
 		t.Fatalf("pipeline: %s", got)
 	}
 }
+
+func TestDedupMinHashReportsLargestClusters(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	// Cluster k holds k%3+2 copies of a text of its own words; the first
+	// copies come first, then the others.
+	for copy := 0; copy < 4; copy++ {
+		for k := 0; k < 12; k++ {
+			if copy >= k%3+2 {
+				continue
+			}
+			words := make([]string, 30)
+			for j := range words {
+				words[j] = fmt.Sprintf("w%dx%d", k, j)
+			}
+			fmt.Fprintf(&b, `{"id":"c%d-%d","text":%q}`+"\n", k, copy, strings.Join(words, " "))
+		}
+	}
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	stdout, _ := runMain(t, "dedup", "minhash", in, "-o", out)
+
+	m := readManifest(t, filepath.Join(out, "manifest.json"))
+	report := m["stages"].([]any)[0].(map[string]any)["report"].(map[string]any)
+	var largest []string
+	for _, c := range report["largest_clusters"].([]any) {
+		c := c.(map[string]any)
+		largest = append(largest, fmt.Sprintf("%s/%v", c["kept_id"], c["size"]))
+	}
+	want := "c2-0/4,c5-0/4,c8-0/4,c11-0/4,c1-0/3,c4-0/3,c7-0/3,c10-0/3,c0-0/2,c3-0/2"
+	if got := strings.Join(largest, ","); got != want {
+		t.Fatalf("largest clusters in the manifest:\n got %s\nwant %s", got, want)
+	}
+	if fmt.Sprint(report["clusters"], report["documents_in_clusters"], report["cluster_sizes"]) != "12 36 map[2:4 3:4 4:4]" {
+		t.Fatalf("report: %v", report)
+	}
+	if !strings.Contains(stdout, "largest clusters") || !strings.Contains(stdout, "kept c2-0") {
+		t.Fatalf("stdout does not list the largest clusters:\n%s", stdout)
+	}
+}

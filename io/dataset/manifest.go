@@ -46,6 +46,7 @@ type StageCounts struct {
 	RowsOut int64            `json:"rows_out"`
 	Removed map[string]int64 `json:"removed,omitempty"`
 	Seconds float64          `json:"seconds"`
+	Report  any              `json:"report,omitempty"` // what the stage found, for stages that tell
 }
 
 // Counts are the totals.
