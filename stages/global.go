@@ -63,21 +63,39 @@ func NewGlobalMinHash(textField string, p MinHashParams, annotate bool) (*Global
 	return &GlobalMinHash{MinHashDedup: f, textField: textField}, nil
 }
 
-// Prepare signs every document, collects the candidates' shingles when
-// verifying by Jaccard, and links the clusters.
-func (g *GlobalMinHash) Prepare(scan func(pipeline.Stage) error) error {
+// Prepare signs every document (signatures and ids go to a Parquet
+// intermediate), collects the candidates' shingles or signatures to verify
+// them, links the clusters, and reads the clustered documents' ids and
+// similarities back. The intermediate is removed before it returns.
+func (g *GlobalMinHash) Prepare(scan func(pipeline.Stage) error) (err error) {
 	x := g.index
+	if x.spill, err = newSigSpill(x.p.SpillDir, x.p.NumPerm); err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := x.spill.remove(); err == nil {
+			err = rerr
+		}
+	}()
 	if err := scan(NewMinHashScan(g.textField, x)); err != nil {
 		return err
 	}
+	if err := x.spill.finish(); err != nil {
+		return err
+	}
 	pairs := x.Candidates()
-	if x.NeedsShingles() && len(pairs) > 0 {
-		if err := scan(NewMinHashShingles(g.textField, x)); err != nil {
-			return err
-		}
+	switch {
+	case len(pairs) == 0:
+	case x.NeedsShingles():
+		err = scan(NewMinHashShingles(g.textField, x))
+	default:
+		err = x.loadSignatures()
+	}
+	if err != nil {
+		return err
 	}
 	x.Link(pairs)
-	return nil
+	return x.loadClusters()
 }
 
 func (g *GlobalMinHash) Filter() pipeline.Stage { return g.MinHashDedup }

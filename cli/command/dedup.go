@@ -55,6 +55,8 @@ func dedupCommand(s Streams) *cli.Command {
 				&cli.StringFlag{Name: "keep", Value: "first", Destination: &mo.MinHash.Keep, Usage: "which document a cluster keeps: first (in input order) or longest"},
 				&cli.BoolFlag{Name: "annotate", Destination: &mo.Annotate,
 					Usage: "keep every row; add minhash_cluster and minhash_cluster_size instead of removing duplicates"},
+				&cli.StringFlag{Name: "spill-dir", Destination: &mo.MinHash.SpillDir,
+					Usage: "directory for the signatures' Parquet intermediate (4 bytes per permutation and document; default: the system's temporary directory)"},
 				&cli.StringFlag{Name: "clusters", Destination: &mo.Clusters,
 					Usage: "write the cluster table (id, doc, cluster, cluster_size, kept, similarity) to this .parquet file"}),
 			Action: action(func(c *cli.Context) error {
