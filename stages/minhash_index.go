@@ -301,14 +301,14 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 		}
 		return a
 	}
-	for _, p := range pairs {
-		var sim float64
+	sim := func(a, b int32) float64 {
 		if x.p.Verify == "jaccard" {
-			sim = minhash.Jaccard(x.shingles[p[0]], x.shingles[p[1]])
-		} else {
-			sim = minhash.EstimateJaccard(x.sigs[p[0]], x.sigs[p[1]])
+			return minhash.Jaccard(x.shingles[a], x.shingles[b])
 		}
-		if sim < x.p.Threshold {
+		return minhash.EstimateJaccard(x.sigs[a], x.sigs[b])
+	}
+	for _, p := range pairs {
+		if sim(p[0], p[1]) < x.p.Threshold {
 			continue
 		}
 		x.Linked++
@@ -320,29 +320,54 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 			parent[rb] = ra
 		}
 	}
-	x.shingles, x.sigs, x.needed = nil, nil, nil
-	// The kept document: the first of its cluster, or the longest (ties:
-	// the first).
-	best := make([]int32, n)
-	for i := range best {
-		best[i] = -1
+	// The members of each component of two or more, in input order.
+	count := make([]int32, n)
+	for i := range count {
+		count[find(int32(i))]++
 	}
+	components := map[int32][]int32{}
 	for i := 0; i < n; i++ {
-		r := find(int32(i))
-		if b := best[r]; b < 0 || (x.p.Keep == "longest" && x.lens[i] > x.lens[b]) {
-			best[r] = int32(i)
+		if r := find(int32(i)); count[r] > 1 {
+			components[r] = append(components[r], int32(i))
 		}
 	}
+	parent, count = nil, nil
 	x.rep = make([]int32, n)
 	for i := range x.rep {
-		x.rep[i] = best[find(int32(i))]
+		x.rep[i] = int32(i)
 	}
-	// best is free again: count cluster sizes by kept document in it.
-	clear(best)
+	for _, members := range components {
+		x.keepInComponent(members, sim)
+	}
+	x.shingles, x.sigs, x.needed = nil, nil, nil
+	x.size = make([]int32, n)
 	for _, r := range x.rep {
-		best[r]++
+		x.size[r]++
 	}
-	x.size = best
+}
+
+// keepInComponent picks the kept documents of one linked component: the
+// first by the keep rule (input order, or length then input order) keeps
+// every member at or above the threshold against it; the members left form
+// the next cluster, and so on. So every removed document is a near
+// duplicate of the document kept in its place, not only linked to it
+// through others (A like B and B like C does not make A like C).
+func (x *MinHashIndex) keepInComponent(members []int32, sim func(a, b int32) float64) {
+	if x.p.Keep == "longest" {
+		slices.SortStableFunc(members, func(a, b int32) int { return cmp.Compare(x.lens[b], x.lens[a]) })
+	}
+	for len(members) > 0 {
+		kept := members[0]
+		var left []int32
+		for _, m := range members[1:] {
+			if sim(kept, m) >= x.p.Threshold {
+				x.rep[m] = kept
+			} else {
+				left = append(left, m)
+			}
+		}
+		members = left
+	}
 }
 
 // loadClusters reads back from the intermediate the ids of the documents

@@ -30,5 +30,5 @@ OUT=$WORK/minhash-out.parquet
 read -r secs rss <"$WORK/minhash-time.txt"
 echo "corpus: $N docs, $(stat -c %s "$CORPUS") bytes; whole run (3 passes) ${secs}s, peak RSS $((rss / 1024)) MB, $(nproc) cores"
 for t in 0.80 0.75 0.70; do
-  "$WORK/prcheck" "${CORPUS%.jsonl}.dups.jsonl" "${OUT%.parquet}.removed.parquet" 0.85 "$t" | sed -n "$([ $t = 0.80 ] && echo 1,2p || echo 2p)"
+  "$WORK/prcheck" "${CORPUS%.jsonl}.dups.jsonl" "${OUT%.parquet}.removed.parquet" 0.85 "$t" | sed -n "$([ $t = 0.80 ] && echo 1,3p || echo 2,3p)"
 done

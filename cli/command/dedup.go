@@ -43,8 +43,11 @@ func dedupCommand(s Streams) *cli.Command {
 				"document's signature holds --num-perm minimum hash values. Documents whose values collide in\n" +
 				"one of --bands bands are candidates; a candidate pair links when its n-gram Jaccard similarity\n" +
 				"(--verify jaccard, a pass over the candidates' texts) or its signature estimate (--verify\n" +
-				"signature) reaches --threshold. Linked documents form clusters; each keeps one document (--keep),\n" +
-				"the others go to removed/ with _reason near_dup, _dup_of and _cluster. Deterministic for a seed.",
+				"signature) reaches --threshold. Linked documents form components (union-find); in each, the first\n" +
+				"document by --keep is kept with every member at or above --threshold against it, and the members\n" +
+				"left form the next cluster, so a removed document is always a near duplicate of the one kept in\n" +
+				"its place. Removed rows go to removed/ with _reason near_dup, _dup_of and _cluster. Deterministic\n" +
+				"for a seed, whatever --workers.",
 			Flags: append(append(inputFlags(&mo.ConvertOptions), outputFlags(&mo.ConvertOptions)...),
 				&cli.IntFlag{Name: "num-perm", Value: 128, Destination: &mo.MinHash.NumPerm, Usage: "permutations: the length of a signature"},
 				&cli.IntFlag{Name: "bands", Value: 16, Destination: &mo.MinHash.Bands, Usage: "LSH bands; must divide --num-perm"},

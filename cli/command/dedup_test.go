@@ -255,3 +255,37 @@ func TestDedupMinHashReportsLargestClusters(t *testing.T) {
 		t.Fatalf("stdout does not list the largest clusters:\n%s", stdout)
 	}
 }
+
+// A is like B and B like C, but A is not like C: union-find links all
+// three, and the kept A must not remove C in B's name.
+func TestDedupMinHashRemovesOnlyNearDuplicatesOfTheKeptRow(t *testing.T) {
+	dir := t.TempDir()
+	words := func(prefix string, from, to int) []string {
+		var w []string
+		for i := from; i < to; i++ {
+			w = append(w, fmt.Sprintf("%s%d", prefix, i))
+		}
+		return w
+	}
+	a := words("w", 0, 40)
+	b := append(words("w", 0, 32), words("b", 32, 40)...)
+	c := append(append(words("c", 0, 8), words("w", 8, 32)...), words("b", 32, 40)...)
+	var in strings.Builder
+	for i, ws := range [][]string{a, b, c} {
+		fmt.Fprintf(&in, `{"id":"%c","text":%q}`+"\n", 'A'+i, strings.Join(ws, " "))
+	}
+	path := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(path, []byte(in.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	runMain(t, "dedup", "minhash", path, "-o", out, "--ngram", "3", "--num-perm", "64", "--bands", "32", "--threshold", "0.5")
+	var kept, removed []string
+	for _, r := range rowsOf(t, filepath.Join(out, "data")) {
+		kept = append(kept, r["id"].(string))
+	}
+	for _, r := range rowsOf(t, filepath.Join(out, "removed")) {
+		removed = append(removed, fmt.Sprintf("%s->%s", r["id"], r["_dup_of"]))
+	}
+	if got := strings.Join(kept, ",") + " | " + strings.Join(removed, ","); got != "A,C | B->A" {
+		t.Fatalf("got %s, want A,C | B->A", got)
+	}
+}

@@ -2,7 +2,8 @@
 // that ../shared/tools/gen_corpus.py writes (FILE.dups.jsonl): recall over
 // the true pairs at or above a similarity, precision over the pairs sluice
 // put in one cluster (a pair counts as right when its true similarity is at
-// least the dedup threshold).
+// least the dedup threshold), and precision over the removals: each removed
+// row against the row kept in its place.
 //
 // usage: go run ./bench/dedup/prcheck TRUTH.dups.jsonl REMOVED.parquet [RECALL_MIN] [THRESHOLD]
 package main
@@ -97,6 +98,18 @@ func main() {
 	}
 	fmt.Printf("true pairs with Jaccard >= %.2f: %d, found %d: recall %.4f\n", recallMin, wanted, found, ratio(found, wanted))
 	fmt.Printf("predicted pairs: %d, with true Jaccard >= %.2f: %d: precision %.4f\n", len(predicted), threshold, right, ratio(right, len(predicted)))
+	// A removal is right when the removed row is a near duplicate of the
+	// row kept in its place (_dup_of), the pair that justifies it.
+	var removals, justified int
+	for kept, removed := range members {
+		for _, id := range removed {
+			removals++
+			if truth[key(kept, id)] >= threshold {
+				justified++
+			}
+		}
+	}
+	fmt.Printf("removals: %d, with true Jaccard to the kept row >= %.2f: %d: removal precision %.4f\n", removals, threshold, justified, ratio(justified, removals))
 }
 
 func key(a, b string) [2]string {
