@@ -32,23 +32,26 @@ const InferAll = -1
 // Config is the effective configuration of a run. It is recorded in the
 // manifest as it is.
 type Config struct {
-	Inputs       []input.File     `json:"-"`
-	Target       dataset.Target   `json:"-"`
-	Overwrite    bool             `json:"overwrite"`
-	Workers      int              `json:"workers"`
-	BatchRows    int              `json:"batch_rows"`
-	BatchBytes   int              `json:"batch_bytes"`
-	InferRows    int              `json:"infer_rows"` // InferAll for a full pass
-	Schema       *schema.Type     `json:"-"`          // given schema, or nil to infer
-	SchemaFile   string           `json:"schema_file,omitempty"`
-	Strict       bool             `json:"strict"`
-	RepairUTF8   bool             `json:"repair_utf8"`
-	MaxDepth     int              `json:"max_depth"`
-	MaxLineBytes int              `json:"max_line_bytes"`
-	TextField    string           `json:"text_field"`
-	Output       dataset.Options  `json:"output"`
-	Stages       []Stage          `json:"-"`
-	Mem          memory.Allocator `json:"-"`
+	Inputs       []input.File   `json:"-"`
+	Target       dataset.Target `json:"-"`
+	Overwrite    bool           `json:"overwrite"`
+	Workers      int            `json:"workers"`
+	BatchRows    int            `json:"batch_rows"`
+	BatchBytes   int            `json:"batch_bytes"`
+	InferRows    int            `json:"infer_rows"` // InferAll for a full pass
+	Schema       *schema.Type   `json:"-"`          // given schema, or nil to infer
+	SchemaFile   string         `json:"schema_file,omitempty"`
+	Strict       bool           `json:"strict"`
+	RepairUTF8   bool           `json:"repair_utf8"`
+	MaxDepth     int            `json:"max_depth"`
+	MaxLineBytes int            `json:"max_line_bytes"`
+	TextField    string         `json:"text_field"`
+	// Columns, when set, are the only top-level columns read from Parquet
+	// inputs (a scan pass that needs the text and the id reads no more).
+	Columns []string         `json:"columns,omitempty"`
+	Output  dataset.Options  `json:"output"`
+	Stages  []Stage          `json:"-"`
+	Mem     memory.Allocator `json:"-"`
 	// Progress, if set, is called now and then with the input bytes read so
 	// far and the total.
 	Progress func(done, total int64) `json:"-"`
@@ -575,7 +578,7 @@ func openParquetSource(cfg Config) (*parquetSource, error) {
 		if f.Format != input.Parquet {
 			return nil, fmt.Errorf("%s: cannot mix JSONL and Parquet inputs in one run", f.Path)
 		}
-		r, err := pqio.Open(cfg.Mem, f.Path, cfg.BatchRows)
+		r, err := openParquet(cfg, f.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -607,6 +610,19 @@ func openParquetSource(cfg Config) (*parquetSource, error) {
 	return src, nil
 }
 
+// openParquet opens a Parquet input, projected to cfg.Columns when set.
+func openParquet(cfg Config, path string) (*pqio.Reader, error) {
+	r, err := pqio.Open(cfg.Mem, path, cfg.BatchRows)
+	if err != nil || cfg.Columns == nil {
+		return r, err
+	}
+	if err := r.Project(cfg.Columns); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
 func (s *parquetSource) schema() *arrow.Schema      { return s.s }
 func (s *parquetSource) schemaText() string         { return s.typ }
 func (s *parquetSource) decoder(int) *jsonl.Decoder { return nil }
@@ -625,7 +641,7 @@ func (s *parquetSource) next() (unit, bool, error) {
 			}
 			s.rg = 0
 		} else if s.cur == nil {
-			r, err := pqio.Open(s.cfg.Mem, f.Path, s.cfg.BatchRows)
+			r, err := openParquet(s.cfg, f.Path)
 			if err != nil {
 				return unit{}, false, err
 			}
@@ -672,7 +688,7 @@ func (s *parquetSource) load(ctx context.Context, w int, u unit) (arrow.RecordBa
 		if wr.r != nil {
 			wr.r.Close()
 		}
-		r, err := pqio.Open(s.cfg.Mem, s.cfg.Inputs[u.pqFile].Path, s.cfg.BatchRows)
+		r, err := openParquet(s.cfg, s.cfg.Inputs[u.pqFile].Path)
 		if err != nil {
 			wr.r = nil
 			return nil, err

@@ -61,6 +61,13 @@ type Configurer interface {
 	Config() any
 }
 
+// ColumnUser is implemented by stages that read only some columns of a
+// batch and pass it on unchanged (the scan passes of global stages): a run
+// made of such stages alone may read only these columns (Config.Columns).
+type ColumnUser interface {
+	Columns() []string
+}
+
 // Reporter is implemented by stages that tell what they found over the
 // whole run (a dedup stage's clusters, say); the report goes into the
 // manifest once every batch was processed.

@@ -112,8 +112,9 @@ func NewExactScan(textField string, p ExactParams, index *ExactIndex) *ExactScan
 	return &ExactScan{exactBase{textField: textField, params: p, index: index}}
 }
 
-func (s *ExactScan) Name() string { return "dedup_exact_scan" }
-func (s *ExactScan) Close() error { return nil }
+func (s *ExactScan) Name() string      { return "dedup_exact_scan" }
+func (s *ExactScan) Columns() []string { return []string{s.textField, s.params.IDField} }
+func (s *ExactScan) Close() error      { return nil }
 func (s *ExactScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
 }

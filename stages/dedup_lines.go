@@ -95,8 +95,9 @@ func NewLinesScan(textField string, p LinesParams, index *LineIndex) *LinesScan 
 	return &LinesScan{textField: textField, params: p, index: index}
 }
 
-func (s *LinesScan) Name() string { return "dedup_lines_scan" }
-func (s *LinesScan) Close() error { return nil }
+func (s *LinesScan) Name() string      { return "dedup_lines_scan" }
+func (s *LinesScan) Columns() []string { return []string{s.textField} }
+func (s *LinesScan) Close() error      { return nil }
 func (s *LinesScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
 }

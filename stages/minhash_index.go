@@ -94,8 +94,9 @@ func NewMinHashScan(textField string, index *MinHashIndex) *MinHashScan {
 	return &MinHashScan{textField: textField, index: index}
 }
 
-func (s *MinHashScan) Name() string { return "dedup_minhash_scan" }
-func (s *MinHashScan) Close() error { return nil }
+func (s *MinHashScan) Name() string      { return "dedup_minhash_scan" }
+func (s *MinHashScan) Columns() []string { return []string{s.textField, s.index.p.IDField} }
+func (s *MinHashScan) Close() error      { return nil }
 func (s *MinHashScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
 }
@@ -253,8 +254,9 @@ func NewMinHashShingles(textField string, index *MinHashIndex) *MinHashShingles 
 	return &MinHashShingles{textField: textField, index: index}
 }
 
-func (s *MinHashShingles) Name() string { return "dedup_minhash_verify" }
-func (s *MinHashShingles) Close() error { return nil }
+func (s *MinHashShingles) Name() string      { return "dedup_minhash_verify" }
+func (s *MinHashShingles) Columns() []string { return []string{s.textField} }
+func (s *MinHashShingles) Close() error      { return nil }
 func (s *MinHashShingles) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
 }

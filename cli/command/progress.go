@@ -75,6 +75,9 @@ func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.S
 			pass := cfg
 			pass.Target = dataset.Target{Kind: dataset.Discard}
 			pass.Stages = append(append([]pipeline.Stage(nil), prefix...), scan)
+			if u, ok := scan.(pipeline.ColumnUser); ok && len(prefix) == 0 {
+				pass.Columns = u.Columns()
+			}
 			_, err := runWithProgress(ctx, pass, command, s, show, scan.Name())
 			return err
 		})

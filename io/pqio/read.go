@@ -18,6 +18,10 @@ type Reader struct {
 	pf   *file.Reader
 	fr   *pqarrow.FileReader
 	rr   pqarrow.RecordReader
+	// leaves are the Parquet columns read, nil for all; schema is the
+	// Arrow schema of what is read.
+	leaves []int
+	schema *arrow.Schema
 }
 
 // Open opens the Parquet file at path; batchRows sizes the batches.
@@ -34,8 +38,44 @@ func Open(mem memory.Allocator, path string, batchRows int) (*Reader, error) {
 	return &Reader{mem: mem, path: path, pf: pf, fr: fr}, nil
 }
 
-// Schema returns the file's Arrow schema.
-func (r *Reader) Schema() (*arrow.Schema, error) { return r.fr.Schema() }
+// Schema returns the Arrow schema of the batches read: the file's, or its
+// projection.
+func (r *Reader) Schema() (*arrow.Schema, error) {
+	if r.schema != nil {
+		return r.schema, nil
+	}
+	return r.fr.Schema()
+}
+
+// Project makes the reader read only the top-level columns named (those
+// the file has; the others are ignored), in the file's order. Call it
+// before reading.
+func (r *Reader) Project(names []string) error {
+	s, err := r.fr.Schema()
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.path, err)
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var fields []arrow.Field
+	for _, f := range s.Fields() {
+		if want[f.Name] {
+			fields = append(fields, f)
+		}
+	}
+	md := r.pf.MetaData().Schema
+	r.leaves = []int{}
+	for j := 0; j < md.NumColumns(); j++ {
+		if want[md.Column(j).ColumnPath()[0]] {
+			r.leaves = append(r.leaves, j)
+		}
+	}
+	md2 := s.Metadata()
+	r.schema = arrow.NewSchema(fields, &md2)
+	return nil
+}
 
 // NumRows returns the number of rows the footer records.
 func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
@@ -46,7 +86,7 @@ func (r *Reader) File() *file.Reader { return r.pf }
 // Next returns the next batch, or nil at the end. The caller releases it.
 func (r *Reader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if r.rr == nil {
-		rr, err := r.fr.GetRecordReader(ctx, nil, nil)
+		rr, err := r.fr.GetRecordReader(ctx, r.leaves, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.path, err)
 		}
@@ -59,7 +99,7 @@ func (r *Reader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, nil
 	}
 	rec := r.rr.RecordBatch()
-	s, err := r.fr.Schema()
+	s, err := r.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.path, err)
 	}
@@ -93,16 +133,19 @@ func (r *Reader) RowGroupRows() []int64 {
 // file may read different row groups at once. The caller releases the
 // batch.
 func (r *Reader) ReadRowGroup(ctx context.Context, i int) (arrow.RecordBatch, error) {
-	leaves := make([]int, r.pf.MetaData().Schema.NumColumns())
-	for j := range leaves {
-		leaves[j] = j
+	leaves := r.leaves
+	if leaves == nil {
+		leaves = make([]int, r.pf.MetaData().Schema.NumColumns())
+		for j := range leaves {
+			leaves[j] = j
+		}
 	}
 	tbl, err := r.fr.ReadRowGroups(ctx, leaves, []int{i})
 	if err != nil {
 		return nil, fmt.Errorf("%s: row group %d: %w", r.path, i, err)
 	}
 	defer tbl.Release()
-	s, err := r.fr.Schema()
+	s, err := r.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.path, err)
 	}
