@@ -23,7 +23,7 @@ import (
 // to a Parquet intermediate (sigSpill) and are read back only for the
 // documents that need them: candidates when verifying by signature, and
 // the members of clusters. Verifying by Jaccard also holds the shingle
-// hashes (8 bytes each) of the candidates.
+// hashes (4 bytes each) of the candidates.
 type MinHashIndex struct {
 	p      MinHashParams
 	hasher *minhash.Hasher
@@ -38,7 +38,7 @@ type MinHashIndex struct {
 	size     []int32            // after Link: cluster size, by kept document
 	ids      map[int32]string   // after Link: ids of the documents in clusters
 	sims     map[int32]float64  // after Link: signature similarity of each clustered document to the kept one
-	shingles map[int32][]uint64 // verify jaccard: shingle sets of candidates
+	shingles map[int32][]uint32 // verify jaccard: shingle sets of candidates, high 32 bits of each hash
 	sigs     map[int32][]uint32 // verify signature: signatures of candidates
 	needed   map[uint64]int32   // candidates by position
 	Pairs    int                // candidate pairs
@@ -268,17 +268,24 @@ func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, rec a
 	}
 	x := s.index
 	sc := &minhash.Scratch{}
-	found := map[int32][]uint64{}
+	found := map[int32][]uint32{}
+	var sh []uint64
 	for i := 0; i < text.Len(); i++ {
 		doc, ok := x.needed[position(ctx, i)]
 		if !ok || text.IsNull(i) {
 			continue
 		}
-		found[doc] = x.hasher.Shingles(sc, valueBytes(text, i), nil)
+		sh = x.hasher.Shingles(sc, valueBytes(text, i), sh[:0])
+		set := make([]uint32, len(sh))
+		for j, h := range sh {
+			set[j] = uint32(h >> 32)
+		}
+		slices.Sort(set)
+		found[doc] = slices.Compact(set)
 	}
 	x.mu.Lock()
 	if x.shingles == nil {
-		x.shingles = map[int32][]uint64{}
+		x.shingles = map[int32][]uint32{}
 	}
 	for d, sh := range found {
 		x.shingles[d] = sh

@@ -47,8 +47,10 @@ func (h *Hasher) BandHashes(sig []uint32, dst []uint64) []uint64 {
 
 // Jaccard returns |a ∩ b| / |a ∪ b| for two sets given as sorted slices
 // without repeats, as Shingles returns them. Two empty sets are equal:
-// their similarity is 1, as that of their signatures.
-func Jaccard(a, b []uint64) float64 {
+// their similarity is 1, as that of their signatures. Sets of 32-bit
+// hashes (the high halves of Shingles' values, say) halve the memory of
+// sets kept for later.
+func Jaccard[T uint32 | uint64](a, b []T) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}

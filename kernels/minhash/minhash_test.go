@@ -240,7 +240,7 @@ func TestEmptySignature(t *testing.T) {
 	if e := EstimateJaccard(a, b); e != 1 {
 		t.Errorf("EstimateJaccard of two empty signatures = %v, want 1", e)
 	}
-	if j := Jaccard(nil, nil); j != 1 {
+	if j := Jaccard[uint64](nil, nil); j != 1 {
 		t.Errorf("Jaccard of two empty sets = %v, want 1", j)
 	}
 	if e := EstimateJaccard(a, signature(h, sample)); e != 0 {
