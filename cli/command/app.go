@@ -95,6 +95,7 @@ func NewApp(s Streams) *cli.App {
 			dedupCommand(s),
 			tokensCommand(s),
 			budgetCommand(s),
+			tasksCommand(s),
 			inspectCommand(s),
 			demoCommand(s),
 		},

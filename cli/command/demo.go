@@ -141,7 +141,8 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	groups, total := tokens.Groups()
 	fmt.Fprintf(s.Out, "\nTokens of the kept rows (cl100k_base, column n_tokens; `sluice tokens` and `sluice budget` plan with them):\n")
 	printTokenTable(s.Out, tokenReport(enc.Name(), []string{"meta.source"}, groups, total, m))
-	return nil
+	fmt.Fprintf(s.Out, "\nFine-tuning task files: a built-in chat sample, validated, converted and split (sluice tasks):\n\n")
+	return tasksDemo(ctx, filepath.Join(o.Output, "tasks"), s)
 }
 
 func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
