@@ -124,6 +124,10 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	}
 	quarantinedBy := make([]int64, len(cfg.Inputs))
 
+	// A failed batch cancels the others: a stage may be waiting on an
+	// earlier batch's turn (InOrder).
+	workCtx, cancelWork := context.WithCancel(context.WithValue(ctx, turnsKey{}, newTurns(len(cfg.Stages))))
+	defer cancelWork()
 	var seq int64
 	err = columnar.OrderedMap(ctx, cfg.Workers,
 		func() (unit, bool, error) {
@@ -132,7 +136,13 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 			seq++
 			return u, done, err
 		},
-		func(wi int, u unit) (*done, error) { return process(ctx, cfg, src, w, rw, removedSchema, wi, u) },
+		func(wi int, u unit) (*done, error) {
+			d, err := process(workCtx, cfg, src, w, rw, removedSchema, wi, u)
+			if err != nil {
+				cancelWork()
+			}
+			return d, err
+		},
 		func(d *done) error {
 			for _, b := range d.bad {
 				quarantinedBy[b.Ref.File]++
@@ -281,7 +291,7 @@ func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer,
 	for i, st := range cfg.Stages {
 		t0 := time.Now()
 		rowsIn := rec.NumRows()
-		res, err := st.Process(context.WithValue(ctx, originsKey{}, u.origins), cfg.Mem, rec)
+		res, err := st.Process(context.WithValue(context.WithValue(ctx, originsKey{}, u.origins), stageIndexKey{}, i), cfg.Mem, rec)
 		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)

@@ -38,7 +38,7 @@ func Build(spec Spec, c Common) (pipeline.Stage, error) {
 		if err := DecodeStrict(spec.Params, &p, spec.File, what); err != nil {
 			return nil, err
 		}
-		return NewGlobalExact(c.TextField, p), nil
+		return NewExactDedup(c.TextField, p), nil
 	case "dedup_lines":
 		var p struct {
 			Keep         string `yaml:"keep"`

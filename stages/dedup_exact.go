@@ -16,14 +16,9 @@ import (
 const DupOfColumn = "_dup_of"
 
 // ExactIndex maps each distinct text hash to its first occurrence in input
-// order. It is filled by the scan pass and read by the filter pass. Memory:
-// one entry per distinct text (a 16-byte hash, an 8-byte position and the
-// kept row's id).
+// order. Memory: one entry per distinct text (a 16-byte hash, an 8-byte
+// position and the kept row's id).
 type ExactIndex struct {
-	shards [64]exactShard
-}
-
-type exactShard struct {
 	mu sync.Mutex
 	m  map[texthash.Hash]firstSeen
 }
@@ -34,41 +29,13 @@ type firstSeen struct {
 }
 
 // NewExactIndex returns an empty index.
-func NewExactIndex() *ExactIndex {
-	x := &ExactIndex{}
-	for i := range x.shards {
-		x.shards[i].m = map[texthash.Hash]firstSeen{}
-	}
-	return x
-}
-
-func (x *ExactIndex) shard(h texthash.Hash) *exactShard { return &x.shards[h.Lo%uint64(len(x.shards))] }
+func NewExactIndex() *ExactIndex { return &ExactIndex{m: map[texthash.Hash]firstSeen{}} }
 
 // Len returns the number of distinct texts seen.
 func (x *ExactIndex) Len() int {
-	n := 0
-	for i := range x.shards {
-		n += len(x.shards[i].m)
-	}
-	return n
-}
-
-// see records a row; the earliest position wins whatever order batches
-// arrive in. id is asked for only when the row is the first seen so far.
-func (x *ExactIndex) see(h texthash.Hash, pos uint64, id func() string) {
-	s := x.shard(h)
-	s.mu.Lock()
-	if cur, ok := s.m[h]; !ok || pos < cur.pos {
-		s.m[h] = firstSeen{pos: pos, id: id()}
-	}
-	s.mu.Unlock()
-}
-
-func (x *ExactIndex) first(h texthash.Hash) firstSeen {
-	s := x.shard(h)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m[h]
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.m)
 }
 
 // ExactParams are the parameters of exact deduplication.
@@ -77,71 +44,44 @@ type ExactParams struct {
 	IDField   string `yaml:"id_field" json:"id_field"`
 }
 
-// exactBase holds what both passes share: which column to hash and how.
-type exactBase struct {
+// ExactDedup keeps the first row of every distinct text in one pass: each
+// worker hashes its batch, then the batches take their turns in input
+// order (pipeline.InOrder) to look their hashes up and record the new
+// ones, so the first occurrence wins whatever the number of workers. A
+// later row goes to removed/ with _reason exact_dup and _dup_of naming the
+// kept row's id. Rows without text are kept. Run again over the same input
+// (as the passes of a later global stage do), it decides the same.
+type ExactDedup struct {
 	textField string
 	params    ExactParams
 	index     *ExactIndex
 	hashers   sync.Pool
 }
 
-func (b *exactBase) hashes(rec arrow.RecordBatch) ([]texthash.Hash, []bool, error) {
-	text, _, err := textColumn(rec, b.textField)
+// NewExactDedup returns exact dedup with an empty index.
+func NewExactDedup(textField string, p ExactParams) *ExactDedup {
+	return &ExactDedup{textField: textField, params: p, index: NewExactIndex()}
+}
+
+// Index returns the first occurrences found, for reports.
+func (d *ExactDedup) Index() *ExactIndex { return d.index }
+
+func (d *ExactDedup) hashes(rec arrow.RecordBatch) ([]texthash.Hash, []bool, error) {
+	text, _, err := textColumn(rec, d.textField)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, _ := b.hashers.Get().(*texthash.Hasher)
+	h, _ := d.hashers.Get().(*texthash.Hasher)
 	if h == nil {
-		h = &texthash.Hasher{Match: b.params.Normalize}
+		h = &texthash.Hasher{Match: d.params.Normalize}
 	}
-	defer b.hashers.Put(h)
+	defer d.hashers.Put(h)
 	hs, valid := h.Column(text, make([]texthash.Hash, 0, text.Len()), make([]bool, 0, text.Len()))
 	return hs, valid, nil
 }
 
 func position(ctx context.Context, row int) uint64 {
 	return uint64(pipeline.BatchSeq(ctx))<<32 | uint64(row)
-}
-
-// ExactScan is the first pass: it records every text's first occurrence
-// and passes the batch on unchanged.
-type ExactScan struct{ exactBase }
-
-// NewExactScan returns the scan pass that fills index.
-func NewExactScan(textField string, p ExactParams, index *ExactIndex) *ExactScan {
-	return &ExactScan{exactBase{textField: textField, params: p, index: index}}
-}
-
-func (s *ExactScan) Name() string      { return "dedup_exact_scan" }
-func (s *ExactScan) Columns() []string { return []string{s.textField, s.params.IDField} }
-func (s *ExactScan) Close() error      { return nil }
-func (s *ExactScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
-	return in, checkTextField(in, s.textField)
-}
-
-func (s *ExactScan) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
-	hs, valid, err := s.hashes(rec)
-	if err != nil {
-		return pipeline.Result{}, err
-	}
-	ids := idColumn(rec, s.params.IDField)
-	for i, h := range hs {
-		if valid[i] {
-			s.index.see(h, position(ctx, i), func() string { return rowID(ctx, ids, i) })
-		}
-	}
-	rec.Retain()
-	return pipeline.Result{Kept: rec}, nil
-}
-
-// ExactDedup is the second pass: a row whose text was seen earlier goes to
-// removed/ with _reason exact_dup and _dup_of naming the kept row's id.
-// Rows without text are kept.
-type ExactDedup struct{ exactBase }
-
-// NewExactDedup returns the filter pass over a filled index.
-func NewExactDedup(textField string, p ExactParams, index *ExactIndex) *ExactDedup {
-	return &ExactDedup{exactBase{textField: textField, params: p, index: index}}
 }
 
 func (d *ExactDedup) Name() string { return "dedup_exact" }
@@ -160,18 +100,32 @@ func (d *ExactDedup) Process(ctx context.Context, mem memory.Allocator, rec arro
 	if err != nil {
 		return pipeline.Result{}, err
 	}
+	ids := idColumn(rec, d.params.IDField)
 	keep := make([]bool, len(hs))
 	var dupOf []string
-	for i, h := range hs {
-		if !valid[i] {
-			keep[i] = true
-			continue
+	err = pipeline.InOrder(ctx, func() {
+		x := d.index
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		for i, h := range hs {
+			if !valid[i] {
+				keep[i] = true
+				continue
+			}
+			pos := position(ctx, i)
+			first, seen := x.m[h]
+			if !seen {
+				first = firstSeen{pos: pos, id: rowID(ctx, ids, i)}
+				x.m[h] = first
+			}
+			keep[i] = first.pos == pos
+			if !keep[i] {
+				dupOf = append(dupOf, first.id)
+			}
 		}
-		first := d.index.first(h)
-		keep[i] = first.pos == position(ctx, i)
-		if !keep[i] {
-			dupOf = append(dupOf, first.id)
-		}
+	})
+	if err != nil {
+		return pipeline.Result{}, err
 	}
 	kept, removed, err := columnar.Split(ctx, mem, rec, keep)
 	if err != nil {

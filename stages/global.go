@@ -16,21 +16,6 @@ type Global interface {
 	Filter() pipeline.Stage
 }
 
-// GlobalExact is exact dedup as one pipeline stage.
-type GlobalExact struct {
-	*ExactDedup
-	scan *ExactScan
-}
-
-// NewGlobalExact returns exact dedup for a pipeline.
-func NewGlobalExact(textField string, p ExactParams) *GlobalExact {
-	index := NewExactIndex()
-	return &GlobalExact{ExactDedup: NewExactDedup(textField, p, index), scan: NewExactScan(textField, p, index)}
-}
-
-func (g *GlobalExact) Prepare(scan func(pipeline.Stage) error) error { return scan(g.scan) }
-func (g *GlobalExact) Filter() pipeline.Stage                        { return g.ExactDedup }
-
 // GlobalLines is line dedup as one pipeline stage.
 type GlobalLines struct {
 	*DedupLines
@@ -102,9 +87,6 @@ func (g *GlobalMinHash) Filter() pipeline.Stage { return g.MinHashDedup }
 
 // Index returns the linked clusters, for reports.
 func (g *GlobalMinHash) Index() *MinHashIndex { return g.index }
-
-// Index returns the first occurrences found, for reports.
-func (g *GlobalExact) Index() *ExactIndex { return g.index }
 
 // Index returns the line counts, for reports.
 func (g *GlobalLines) Index() *LineIndex { return g.index }

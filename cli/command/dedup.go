@@ -85,9 +85,10 @@ func dedupCommand(s Streams) *cli.Command {
 			Name:      "exact",
 			Usage:     "keep one row per distinct text, the first in input order; the others go to removed/ with _dup_of",
 			ArgsUsage: "IN... -o OUT",
-			Description: "Two passes over the input: the first records the first occurrence of every text's 128-bit\n" +
-				"hash (xxh3), the second keeps first occurrences and removes the others with _reason exact_dup\n" +
-				"and _dup_of, the kept row's id (--id-field). Memory: one entry per distinct text.",
+			Description: "One pass: workers hash every text (128-bit xxh3), then the batches take their turns in\n" +
+				"input order to keep the first occurrence of every hash; the others go to removed/ with\n" +
+				"_reason exact_dup and _dup_of, the kept row's id (--id-field, else <file>:<line>). The result\n" +
+				"is the same whatever --workers is. Memory: one entry per distinct text.",
 			Flags: append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...),
 				&cli.BoolFlag{Name: "normalize", Destination: &o.Normalize,
 					Usage: "compare texts in the matching normal form: lowercase, no punctuation, no accents, collapsed whitespace"}),
@@ -103,11 +104,12 @@ func runDedupExact(ctx context.Context, o *DedupOptions, args, command []string,
 	if err != nil {
 		return err
 	}
-	g := stages.NewGlobalExact(o.TextField, stages.ExactParams{Normalize: o.Normalize, IDField: o.IDField})
-	m, err := runGlobal(ctx, cfg, g, command, s, !o.NoProgress)
+	d := stages.NewExactDedup(o.TextField, stages.ExactParams{Normalize: o.Normalize, IDField: o.IDField})
+	cfg.Stages = []pipeline.Stage{d}
+	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "deduplicating")
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
-		fmt.Fprintf(s.Out, "%d distinct texts; %d duplicates removed\n", g.Index().Len(), m.Counts.Removed)
+		fmt.Fprintf(s.Out, "%d distinct texts; %d duplicates removed\n", d.Index().Len(), m.Counts.Removed)
 	}
 	return err
 }
