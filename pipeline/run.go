@@ -46,6 +46,7 @@ type Config struct {
 	MaxDepth     int            `json:"max_depth"`
 	MaxLineBytes int            `json:"max_line_bytes"`
 	TextField    string         `json:"text_field"`
+	WARCTypes    []string       `json:"warc_types,omitempty"` // WARC record types read as rows
 	// Columns, when set, are the only top-level columns read from Parquet
 	// inputs (a scan pass that needs the text and the id reads no more).
 	Columns []string         `json:"columns,omitempty"`
@@ -80,6 +81,8 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	var err error
 	if cfg.Inputs[0].Format == input.Parquet {
 		src, err = openParquetSource(cfg)
+	} else if anyWARC(cfg.Inputs) {
+		src, err = openWARCSource(ctx, cfg)
 	} else {
 		src, err = openJSONLSource(ctx, cfg)
 	}
@@ -247,6 +250,8 @@ type unit struct {
 	pqFile  int // with pqGroup: a Parquet row group the worker reads itself
 	pqGroup int
 	origins *origins // where a Parquet unit's rows came from
+	// bad are the input records that could not be read (WARC).
+	bad []jsonl.BadLine
 }
 
 // done is what a worker made of one unit.
@@ -277,7 +282,8 @@ func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer,
 		u.origins = jsonlOrigins(cfg.Inputs, u.chunk, d.bad)
 		u.chunk.Release()
 	} else {
-		d.rowsIn = rec.NumRows()
+		d.rowsIn = rec.NumRows() + int64(len(u.bad))
+		d.bad = u.bad
 	}
 	d.missingText = missingText(rec, cfg.TextField)
 	d.stages = make([]dataset.StageCounts, len(cfg.Stages))

@@ -90,6 +90,7 @@ func NewApp(s Streams) *cli.App {
 		},
 		Commands: []*cli.Command{
 			convertCommand(s),
+			extractCommand(s),
 			cleanCommand(s),
 			runCommand(s),
 			dedupCommand(s),

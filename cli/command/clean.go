@@ -2,9 +2,7 @@ package command
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/sluice-data/sluice/kernels/quality"
@@ -23,6 +21,13 @@ type CleanOptions struct {
 	Annotate  bool
 	Profile   string
 	Config    string
+	// Lang is --lang: language codes to keep, or "any" to annotate only.
+	Lang         string
+	LangMinScore float64
+	LangModel    string
+	Classify     cli.StringSlice
+	// Block lists of the url_filter stage.
+	BlockDomains, BlockSubstrings string
 }
 
 // optionalValues lists flags whose value may be left out, with the value
@@ -46,6 +51,14 @@ func cleanFlags(o *CleanOptions) []cli.Flag {
 			Usage: "keep every row; add the signal columns, keep and drop_reason, so thresholds can be chosen later"},
 		&cli.StringFlag{Name: "profile", Value: "paper", Destination: &o.Profile,
 			Usage: "rule defaults where published tools differ: paper, datatrove, dolma or nemo"},
+		&cli.StringFlag{Name: "lang", Destination: &o.Lang,
+			Usage: "identify the language (fastText lid.176, built in; columns lang, lang_score): `CODES` to keep, e.g. en,zh (ISO 639-1; others go to removed/ with _reason=lang), or any to annotate only"},
+		&cli.Float64Flag{Name: "lang-min-score", Value: stages.DefaultLangMinScore, Destination: &o.LangMinScore,
+			Usage: "with --lang CODES, rows whose language scores below this go to removed/ with _reason=lang_score"},
+		&cli.StringFlag{Name: "lang-model", Destination: &o.LangModel,
+			Usage: "another fastText language-ID model `FILE` (lid.176.bin, GlotLID) instead of the built-in lid.176.ftz"},
+		&cli.StringSliceFlag{Name: "classify", Destination: &o.Classify,
+			Usage: "run a fastText classifier, `NAME=MODEL.bin[:LABEL[:THRESHOLD]]` (repeatable): adds NAME_label and NAME_score (of LABEL when given); with THRESHOLD, rows whose LABEL probability is below it go to removed/ (_stage classify_NAME, _reason NAME_score)"},
 		&cli.StringFlag{Name: "config", Destination: &o.Config,
 			Usage: "a pipeline file (YAML) giving the stages and their parameters instead of the flags above"},
 	}
@@ -57,11 +70,12 @@ func cleanCommand(s Streams) *cli.Command {
 		Name:      "clean",
 		Usage:     "normalize, filter by quality rules and mask PII; removed rows go to removed/ with the rule they failed",
 		ArgsUsage: "IN... -o OUT",
-		Description: "Stages run in this order: normalize, gopher_quality, gopher_repetition, c4, fineweb, pii.\n" +
+		Description: "Stages run in this order: normalize, lang, gopher_quality, gopher_repetition, c4, fineweb, pii, classify.\n" +
 			"A failing row goes to removed/ (OUT.removed.parquet for one-file outputs) with _stage and _reason\n" +
 			"(the first rule it failed); --annotate keeps every row and adds the signals, keep and drop_reason.\n" +
 			"Every threshold can be set in a pipeline file (--config, or `sluice run`); see the README.",
-		Flags: append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), cleanFlags(o)...),
+		Flags: append(append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), cleanFlags(o)...),
+			urlFilterFlags(&o.BlockDomains, &o.BlockSubstrings)...),
 		Action: action(func(c *cli.Context) error {
 			return runClean(c.Context, o, c.Args().Slice(), os.Args, s)
 		}),
@@ -93,6 +107,9 @@ func runCommand(s Streams) *cli.Command {
 // stageSpecs turns the clean flags into stage specs, in the fixed order.
 func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
 	var specs []stages.Spec
+	if spec, ok := urlFilterSpec(o.BlockDomains, o.BlockSubstrings); ok {
+		specs = append(specs, spec)
+	}
 	param := func(name string, v any) stages.Spec {
 		var n yaml.Node
 		n.Encode(v)
@@ -102,6 +119,12 @@ func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
 	case "", "none":
 	default:
 		specs = append(specs, param("normalize", map[string]any{"form": o.Normalize}))
+	}
+	if o.LangModel != "" && o.Lang == "" {
+		return nil, usagef("--lang-model needs --lang (CODES to keep, or any)")
+	}
+	if o.Lang != "" {
+		specs = append(specs, param("lang", stages.LangParams{Languages: strings.Split(o.Lang, ","), MinScore: &o.LangMinScore, Model: o.LangModel}))
 	}
 	if o.Filters != "" {
 		chosen := map[string]bool{}
@@ -125,6 +148,13 @@ func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
 	if o.PII != "" {
 		specs = append(specs, param("pii", map[string]any{"kinds": strings.Split(o.PII, ",")}))
 	}
+	for _, v := range o.Classify.Value() {
+		p, err := stages.ParseClassify(v)
+		if err != nil {
+			return nil, usagef("--classify: %v", err)
+		}
+		specs = append(specs, param("classify", p))
+	}
 	return specs, nil
 }
 
@@ -136,7 +166,7 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	common := stages.Common{TextField: o.TextField, Annotate: o.Annotate, Profile: o.Profile}
 	if o.Config != "" {
 		if len(specs) > 0 {
-			return usagef("give the stages either in --config or as flags (--normalize, --filters, --pii), not both")
+			return usagef("give the stages either in --config or as flags (--normalize, --lang, --filters, --pii, --classify), not both")
 		}
 		data, err := os.ReadFile(o.Config)
 		if err != nil {
@@ -164,7 +194,7 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 		return usagef("no output: give -o OUT (or `output:` in the pipeline file)")
 	}
 	if len(specs) == 0 {
-		return usagef("no stage to run: give --normalize, --filters or --pii (or a pipeline file); `sluice convert` converts without stages")
+		return usagef("no stage to run: give --normalize, --lang, --filters, --pii or --classify (or a pipeline file); `sluice convert` converts without stages")
 	}
 	var built []pipeline.Stage
 	for _, spec := range specs {
@@ -185,18 +215,7 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "cleaning")
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
-		for _, st := range m.Stages {
-			fmt.Fprintf(s.Out, "  %-18s %8d in %8d out", st.Name, st.RowsIn, st.RowsOut)
-			reasons := make([]string, 0, len(st.Removed))
-			for reason := range st.Removed {
-				reasons = append(reasons, reason)
-			}
-			sort.Strings(reasons)
-			for _, reason := range reasons {
-				fmt.Fprintf(s.Out, "  %s=%d", reason, st.Removed[reason])
-			}
-			fmt.Fprintln(s.Out)
-		}
+		printStageCounts(s.Out, m)
 	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
 	"github.com/sluice-data/sluice/io/pqio"
+	"github.com/sluice-data/sluice/io/warc"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/schema"
 	"github.com/urfave/cli/v2"
@@ -38,6 +39,7 @@ type ConvertOptions struct {
 	MaxFileBytes     string
 	NoProgress       bool
 	PageBytes        string
+	WARCTypes        string
 }
 
 func convertCommand(s Streams) *cli.Command {
@@ -83,6 +85,8 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "the column holding the document text"},
 		&cli.StringFlag{Name: "id-field", Value: "id", Destination: &o.IDField,
 			Usage: "the column holding the document id"},
+		&cli.StringFlag{Name: "warc-types", Value: strings.Join(warc.DefaultTypes, ","), Destination: &o.WARCTypes,
+			Usage: "WARC/WET inputs: the record types that become rows, any of " + strings.Join(warc.RecordTypes, ",")},
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
 			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
 	}
@@ -169,6 +173,9 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	case "quarantine":
 	default:
 		bad("--invalid-utf8 must be repair or quarantine, not %q", o.InvalidUTF8)
+	}
+	if cfg.WARCTypes, err = warc.ParseTypes(o.WARCTypes); o.WARCTypes != "" && err != nil {
+		bad("--warc-types: %v", err)
 	}
 	codec, err := pqio.ParseCodec(o.Compression)
 	if err != nil {

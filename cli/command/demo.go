@@ -40,9 +40,11 @@ func demoCommand(s Streams) *cli.Command {
 		Usage:     "run the pipeline on a sample corpus built into the binary",
 		ArgsUsage: "[-o OUT]",
 		Description: "Runs the pipeline on a sample corpus of about 300 documents (web pages, books, forum threads,\n" +
-			"code docs) with the defaults of `sluice convert`, MinHash near-dedup at 0.8, and the stages of `sluice clean --normalize\n" +
-			"--filters gopher_quality,gopher_repetition,c4,fineweb --pii email,phone,ip` into the dataset\n" +
-			"directory OUT, then tells where to look.\n" +
+			"code docs) with the defaults of `sluice convert`, MinHash near-dedup at 0.8, language ID (lang and\n" +
+			"lang_score columns) and the stages of `sluice clean --normalize --filters\n" +
+			"gopher_quality,gopher_repetition,c4,fineweb --pii email,phone,ip` into the dataset directory OUT,\n" +
+			"then tells where to look. It then extracts the text of web pages from a built-in WARC file\n" +
+			"into OUT/web and validates, converts and splits a built-in fine-tuning file in OUT/tasks.\n" +
 			"The sample has the faults of a real crawl: malformed lines (quarantined), invalid UTF-8 (repaired),\n" +
 			"a row without text, duplicates, near duplicates, boilerplate, personal data and non-English text.\n" +
 			"OUT is replaced on every run if it is a sluice dataset; any other existing directory is left alone.",
@@ -111,6 +113,11 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		return err
 	}
 	cfg.Stages = append(cfg.Stages, near)
+	lang, err := demoLangStage(co.TextField)
+	if err != nil {
+		return err
+	}
+	cfg.Stages = append(cfg.Stages, lang)
 	cleanOpts := &CleanOptions{Normalize: "nfc", Filters: strings.Join(quality.Names, ","), PII: "email,phone,ip"}
 	specs, err := cleanOpts.stageSpecs()
 	if err != nil {
@@ -141,6 +148,10 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	groups, total := tokens.Groups()
 	fmt.Fprintf(s.Out, "\nTokens of the kept rows (cl100k_base, column n_tokens; `sluice tokens` and `sluice budget` plan with them):\n")
 	printTokenTable(s.Out, tokenReport(enc.Name(), []string{"meta.source"}, groups, total, m))
+	fmt.Fprintf(s.Out, "\nWeb pages from a built-in WARC file: block list, main-content extraction, exact dedup (sluice extract):\n")
+	if _, err := runWARCDemo(ctx, filepath.Join(o.Output, "web"), o.Overwrite, o.Workers, command, s); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.Out, "\nFine-tuning task files: a built-in chat sample, validated, converted and split (sluice tasks):\n\n")
 	return tasksDemo(ctx, filepath.Join(o.Output, "tasks"), s)
 }
@@ -156,7 +167,7 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		bytesOut += out.Bytes
 	}
 	fmt.Fprintf(w, "sluice demo: ran the built-in sample corpus (%s) through convert, MinHash near-dedup, normalize,\n"+
-		"the Gopher, C4 and FineWeb quality rules, PII masking and token counting, in %.2fs\n\n", humanBytes(bytesIn), m.WallSecs)
+		"language ID, the Gopher, C4 and FineWeb quality rules, PII masking and token counting, in %.2fs\n\n", humanBytes(bytesIn), m.WallSecs)
 
 	row := func(label string, n int64, what string) {
 		num := ""
@@ -213,6 +224,7 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT meta.source, count(*) FROM read_parquet('"+sqlPath+"') GROUP BY 1"))
 	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT count(*) AS copies, list(id) AS ids FROM read_parquet('"+sqlPath+
 		"') GROUP BY text HAVING copies > 1"))
+	fmt.Fprintf(w, "  duckdb -c %s\n", dquote(demoLangQuery(sqlPath)))
 	removedGlob := strings.ReplaceAll(filepath.ToSlash(filepath.Join(t.Path, "removed", "*.parquet")), "'", "''")
 	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT _stage, _reason, count(*) FROM read_parquet('"+removedGlob+"') GROUP BY ALL ORDER BY 3 DESC"))
 	if q := m.Side["quarantine"]; q != "" {

@@ -27,13 +27,11 @@ type Format uint8
 const (
 	JSONL Format = iota
 	Parquet
+	WARC // WARC and WET files, plain or gzip
 )
 
 func (f Format) String() string {
-	if f == Parquet {
-		return "parquet"
-	}
-	return "jsonl"
+	return [...]string{"jsonl", "parquet", "warc"}[f]
 }
 
 // Compression is the stream compression of a JSONL input.
@@ -71,7 +69,7 @@ func (f File) Label() string {
 var ErrNoInput = errors.New("no input files")
 
 var dataSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".ndjson.gz", ".ndjson.zst",
-	".json", ".json.gz", ".json.zst", ".parquet"}
+	".json", ".json.gz", ".json.zst", ".parquet", ".warc", ".warc.gz", ".wet", ".wet.gz"}
 
 // Expand turns command arguments into a sorted, de-duplicated list of files.
 // An argument is a file, a glob, or a directory (searched recursively for
@@ -120,7 +118,7 @@ func Expand(args []string) ([]File, error) {
 				return nil, err
 			}
 			if len(found) == 0 {
-				return nil, fmt.Errorf("%s: directory holds no .jsonl, .jsonl.gz, .jsonl.zst or .parquet file", p)
+				return nil, fmt.Errorf("%s: directory holds no .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .warc[.gz] file", p)
 			}
 			sort.Strings(found)
 			for _, f := range found {
@@ -180,6 +178,9 @@ func Stat(path string) (File, error) {
 		file.Compression = Gzip
 	case strings.HasSuffix(path, ".zst"):
 		file.Compression = Zstd
+	}
+	if file.Format == JSONL && isWARC(path, head, file.Compression) {
+		file.Format = WARC
 	}
 	return file, nil
 }
