@@ -52,8 +52,14 @@ func TestDemo(t *testing.T) {
 		if c.Removed == 0 || len(m.Removed) == 0 {
 			t.Errorf("run %d: removed = %d (files %v), want the short and repetitive pages removed", run, c.Removed, m.Removed)
 		}
-		if len(m.Stages) != 8 || m.Stages[0].Name != "dedup_minhash" || m.Stages[0].Removed["near_dup"] != 30 || m.Stages[6].Name != "pii" || m.Stages[7].Name != "tokens" {
-			t.Errorf("run %d: stages %+v, want dedup_minhash (30 planted duplicates), normalize, the four rule sets, pii and tokens", run, m.Stages)
+		if len(m.Stages) != 9 || m.Stages[0].Name != "dedup_minhash" || m.Stages[0].Removed["near_dup"] != 30 ||
+			m.Stages[1].Name != "lang" || m.Stages[1].RowsOut != m.Stages[1].RowsIn || m.Stages[7].Name != "pii" || m.Stages[8].Name != "tokens" {
+			t.Errorf("run %d: stages %+v, want dedup_minhash (30 planted duplicates), lang (annotating), normalize, the four rule sets, pii and tokens", run, m.Stages)
+		}
+		for _, side := range []string{"web/manifest.json", "web/data/part-00000.parquet", "tasks/tasks-sample.parquet", "tasks/tasks-split/manifest.json"} {
+			if _, err := os.Stat(filepath.Join(dir, side)); err != nil {
+				t.Errorf("run %d: the crawl and task-file demos: %v", run, err)
+			}
 		}
 		if c.Quarantined < 2 {
 			t.Errorf("run %d: quarantined = %d, want at least 2 (the malformed lines)", run, c.Quarantined)
