@@ -73,7 +73,8 @@ var dataSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".nd
 
 // Expand turns command arguments into a sorted, de-duplicated list of files.
 // An argument is a file, a glob, or a directory (searched recursively for
-// files with a known data suffix).
+// files with a known data suffix; of a sluice dataset directory, only its
+// data/ folder).
 func Expand(args []string) ([]File, error) {
 	seen := map[string]bool{}
 	var paths []string
@@ -105,7 +106,7 @@ func Expand(args []string) ([]File, error) {
 				continue
 			}
 			var found []string
-			err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			err = filepath.WalkDir(datasetData(p), func(path string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return err
 				}
@@ -275,4 +276,17 @@ func HashFile(path string) (uint64, error) {
 		return 0, err
 	}
 	return h.Sum64(), nil
+}
+
+// datasetData returns the data/ folder of a sluice dataset directory (one
+// with a manifest.json and a data/ folder), whose removed/ rows and
+// quarantine are not input, and dir itself for any other directory.
+func datasetData(dir string) string {
+	data := filepath.Join(dir, "data")
+	if st, err := os.Stat(data); err == nil && st.IsDir() {
+		if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
+			return data
+		}
+	}
+	return dir
 }

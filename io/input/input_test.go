@@ -92,3 +92,29 @@ func TestExpandGlobsAndDirectories(t *testing.T) {
 		t.Error("a missing file is an error")
 	}
 }
+
+func TestExpandReadsOnlyTheDataOfADataset(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"data/part-00000.jsonl":    `{"text":"kept"}` + "\n",
+		"removed/part-00000.jsonl": `{"text":"gone","_stage":"x","_reason":"y"}` + "\n",
+		"quarantine.jsonl":         `{"file":"in.jsonl","line":3}` + "\n",
+		"manifest.json":            `{}`,
+	} {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(body), 0o644)
+	}
+	files, err := Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Path != filepath.Join(dir, "data", "part-00000.jsonl") {
+		t.Fatalf("Expand(dataset) = %+v, want only data/part-00000.jsonl", files)
+	}
+	// Without a manifest it is an ordinary directory, searched whole.
+	os.Remove(filepath.Join(dir, "manifest.json"))
+	if files, err = Expand([]string{dir}); err != nil || len(files) != 3 {
+		t.Fatalf("Expand(plain directory) = %d files, %v; want 3", len(files), err)
+	}
+}
