@@ -19,7 +19,7 @@ type Common struct {
 
 // Names lists the stages Build knows: those `sluice clean` runs, in its
 // order, then the dedup stages that pipeline files may use.
-var Names = append([]string{"normalize", "lang"}, append(append([]string(nil), quality.Names...), "pii", "classify", "dedup_exact", "dedup_lines", "dedup_minhash", "extract", "url_filter")...)
+var Names = append([]string{"normalize", "lang"}, append(append([]string(nil), quality.Names...), "pii", "classify", "dedup_exact", "dedup_lines", "dedup_minhash", "decontaminate", "extract", "url_filter")...)
 
 // Build makes the stage a spec names, with its parameters decoded
 // strictly (unknown keys are errors naming the line).
@@ -58,6 +58,13 @@ func Build(spec Spec, c Common) (pipeline.Stage, error) {
 			return nil, err
 		}
 		s, err := NewGlobalMinHash(c.TextField, p, c.Annotate)
+		return wrap(s, err, spec)
+	case "decontaminate":
+		p := DefaultDecontamParams()
+		if err := DecodeStrict(spec.Params, &p, spec.File, what); err != nil {
+			return nil, err
+		}
+		s, err := NewDecontaminate(c.TextField, p, c.Annotate)
 		return wrap(s, err, spec)
 	case "extract":
 		var p ExtractParams

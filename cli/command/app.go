@@ -94,6 +94,8 @@ func NewApp(s Streams) *cli.App {
 			cleanCommand(s),
 			runCommand(s),
 			dedupCommand(s),
+			decontaminateCommand(s),
+			memorizeCommand(s),
 			tokensCommand(s),
 			budgetCommand(s),
 			tasksCommand(s),

@@ -44,7 +44,9 @@ func demoCommand(s Streams) *cli.Command {
 			"lang_score columns) and the stages of `sluice clean --normalize --filters\n" +
 			"gopher_quality,gopher_repetition,c4,fineweb --pii email,phone,ip` into the dataset directory OUT,\n" +
 			"then tells where to look. It then extracts the text of web pages from a built-in WARC file\n" +
-			"into OUT/web and validates, converts and splits a built-in fine-tuning file in OUT/tasks.\n" +
+			"into OUT/web, checks the kept rows against a small evaluation set with a planted leak\n" +
+			"(OUT/decontaminated, with memorization probes), and validates, converts and splits a\n" +
+			"built-in fine-tuning file in OUT/tasks.\n" +
 			"The sample has the faults of a real crawl: malformed lines (quarantined), invalid UTF-8 (repaired),\n" +
 			"a row without text, duplicates, near duplicates, boilerplate, personal data and non-English text.\n" +
 			"OUT is replaced on every run if it is a sluice dataset; any other existing directory is left alone.",
@@ -148,6 +150,9 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	groups, total := tokens.Groups()
 	fmt.Fprintf(s.Out, "\nTokens of the kept rows (cl100k_base, column n_tokens; `sluice tokens` and `sluice budget` plan with them):\n")
 	printTokenTable(s.Out, tokenReport(enc.Name(), []string{"meta.source"}, groups, total, m))
+	if err := runDemoContamination(ctx, []string{filepath.Join(cfg.Target.Path, "data")}, filepath.Join(o.Output, "decontaminated"), o.Workers, command, s); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.Out, "\nWeb pages from a built-in WARC file: block list, main-content extraction, exact dedup (sluice extract):\n")
 	if _, err := runWARCDemo(ctx, filepath.Join(o.Output, "web"), o.Overwrite, o.Workers, command, s); err != nil {
 		return err

@@ -56,9 +56,10 @@ func TestDemo(t *testing.T) {
 			m.Stages[1].Name != "lang" || m.Stages[1].RowsOut != m.Stages[1].RowsIn || m.Stages[7].Name != "pii" || m.Stages[8].Name != "tokens" {
 			t.Errorf("run %d: stages %+v, want dedup_minhash (30 planted duplicates), lang (annotating), normalize, the four rule sets, pii and tokens", run, m.Stages)
 		}
-		for _, side := range []string{"web/manifest.json", "web/data/part-00000.parquet", "tasks/tasks-sample.parquet", "tasks/tasks-split/manifest.json"} {
+		for _, side := range []string{"web/manifest.json", "web/data/part-00000.parquet", "tasks/tasks-sample.parquet", "tasks/tasks-split/manifest.json",
+			"decontaminated/contamination.json", "decontaminated/probes.jsonl"} {
 			if _, err := os.Stat(filepath.Join(dir, side)); err != nil {
-				t.Errorf("run %d: the crawl and task-file demos: %v", run, err)
+				t.Errorf("run %d: the crawl, contamination and task-file demos: %v", run, err)
 			}
 		}
 		if c.Quarantined < 2 {

@@ -5,10 +5,8 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/cespare/xxhash/v2"
 
-	"github.com/sluice-data/sluice/kernels/normalize"
-	"github.com/sluice-data/sluice/kernels/words"
+	"github.com/sluice-data/sluice/kernels/ngram"
 )
 
 // Empty is the value of every position of the signature of a text without
@@ -51,9 +49,7 @@ func (h *Hasher) Params() Params { return h.p }
 // to use. A Scratch must not be used by two goroutines at once; it may be
 // shared by Hashers of different Params.
 type Scratch struct {
-	form     []byte
-	spans    []words.Span
-	words    []uint64
+	words    ngram.Scratch
 	shingles []uint64
 }
 
@@ -63,15 +59,7 @@ const maxKeep = 1 << 20
 
 // trim drops the buffers that grew past maxKeep.
 func (s *Scratch) trim() {
-	if cap(s.form) > maxKeep {
-		s.form = nil
-	}
-	if cap(s.spans) > maxKeep {
-		s.spans = nil
-	}
-	if cap(s.words) > maxKeep {
-		s.words = nil
-	}
+	s.words.Trim()
 	if cap(s.shingles) > maxKeep {
 		s.shingles = nil
 	}
@@ -132,46 +120,11 @@ func (h *Hasher) Shingles(s *Scratch, text []byte, dst []uint64) []uint64 {
 // shingleHashes returns the hashes of the shingles of text, in text order
 // and with repeats, in a buffer of s.
 func (h *Hasher) shingleHashes(s *Scratch, text []byte) []uint64 {
-	s.form = normalize.AppendMatchForm(s.form[:0], text)
-	s.spans = words.Split(s.form, s.spans[:0])
-	nw := len(s.spans)
-	if nw == 0 {
-		return s.shingles[:0]
-	}
-	s.words = slices.Grow(s.words[:0], nw)[:nw]
-	for i, sp := range s.spans {
-		s.words[i] = xxhash.Sum64(s.form[sp.Start:sp.End])
-	}
-	n := min(h.p.NGram, nw)
-	s.shingles = slices.Grow(s.shingles[:0], nw-n+1)[:nw-n+1]
-	wh := s.words
-	for i := range s.shingles {
-		s.shingles[i] = shingleHash(wh[i : i+n])
-	}
+	wordHashes := s.words.WordHashes(text)
+	// A text shorter than a shingle is one shingle of all its words.
+	n := min(h.p.NGram, len(wordHashes))
+	s.shingles = ngram.AppendFromWords(s.shingles[:0], wordHashes, max(n, 1))
 	return s.shingles
-}
-
-// xxhash64's primes.
-const (
-	prime1 = 0x9E3779B185EBCA87
-	prime2 = 0xC2B2AE3D27D4EB4F
-	prime3 = 0x165667B19E3779F9
-)
-
-// shingleHash combines the hashes of the words of a shingle, in order,
-// into the shingle's hash.
-func shingleHash(ws []uint64) uint64 {
-	var x uint64
-	for _, w := range ws {
-		x = (x ^ w) * prime1
-	}
-	// xxhash64's final avalanche.
-	x ^= x >> 33
-	x *= prime2
-	x ^= x >> 29
-	x *= prime3
-	x ^= x >> 32
-	return x
 }
 
 // splitmix64 returns the next value of the SplitMix64 generator with the

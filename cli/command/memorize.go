@@ -1,0 +1,370 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/jsonl"
+	"github.com/sluice-data/sluice/memorize"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/stages"
+	"github.com/urfave/cli/v2"
+)
+
+// MemorizeOptions are the flags of the `sluice memorize` commands.
+type MemorizeOptions struct {
+	ConvertOptions
+	Probes      memorize.ProbeParams
+	SourceField string
+	Canaries    memorize.CanaryParams
+	Repeats     string
+	Into        cli.StringSlice
+	ProbesFile  string
+	CanaryFile  string
+	Generations string
+	Verbatim    int
+	JSON        bool
+}
+
+func memorizeCommand(s Streams) *cli.Command {
+	po := &MemorizeOptions{}
+	co := &MemorizeOptions{}
+	so := &MemorizeOptions{}
+	canaryOut := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &co.Output,
+		Usage: "without --into: the canary file (.jsonl); with --into: the dataset copy (a .parquet or .jsonl file, or a dataset directory)"}
+	return &cli.Command{
+		Name:  "memorize",
+		Usage: "memorization tests: probes sampled from a corpus, canaries planted in it, scores of model outputs",
+		Subcommands: []*cli.Command{{
+			Name:      "probes",
+			Usage:     "sample documents and cut each into a prefix and its true continuation, in tokens",
+			ArgsUsage: "IN... -o probes.jsonl",
+			Description: "Documents are sampled with a seed (bottom-k on a hash of the seed and the row id: the same\n" +
+				"sample whatever --workers or the order of rows) and cut into --prefix-tokens and --suffix-tokens\n" +
+				"tokens of --tokenizer, at the start or at a random place. Each probe records its row id, token and\n" +
+				"byte offsets, the text and token ids of prefix and suffix, and, when the input has the\n" +
+				"minhash_cluster_size column of `sluice dedup minhash --annotate`, its duplicate count.\n" +
+				"The probes' parameters and inputs go to OUT.manifest.json beside the probes.",
+			Flags: append(inputFlags(&po.ConvertOptions),
+				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &po.Output, Usage: "the probes file (.jsonl)"},
+				&cli.BoolFlag{Name: "overwrite", Destination: &po.Overwrite, Usage: "replace an existing probes file"},
+				&cli.IntFlag{Name: "n", Value: 1000, Destination: &po.Probes.N, Usage: "number of probes"},
+				&cli.IntFlag{Name: "prefix-tokens", Value: 32, Destination: &po.Probes.PrefixTokens, Usage: "tokens of the prompt"},
+				&cli.IntFlag{Name: "suffix-tokens", Value: 32, Destination: &po.Probes.SuffixTokens, Usage: "tokens of the true continuation"},
+				&cli.StringFlag{Name: "tokenizer", Value: "cl100k_base", Destination: &po.Probes.Tokenizer, Usage: "cl100k_base, o200k_base or r50k_base (gpt2)"},
+				&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &po.Probes.Seed, Usage: "sampling seed, recorded in the manifest"},
+				&cli.StringFlag{Name: "stratify-by", Destination: &po.Probes.StratifyBy,
+					Usage: "share the probes equally among sources (source) or duplicate-count strata 1, 2, 3-4, 5-8, ... (dup_count)"},
+				&cli.StringFlag{Name: "offset", Value: "random", Destination: &po.Probes.Offset, Usage: "where a probe starts in its document: start or random"},
+				&cli.StringFlag{Name: "source-field", Value: "meta.source", Destination: &po.SourceField, Usage: "the column naming a row's source"}),
+			Action: action(func(c *cli.Context) error { return runMemorizeProbes(c.Context, po, c.Args().Slice(), os.Args, s) }),
+		}, {
+			Name:      "canaries",
+			Usage:     "generate random canaries and insert each a given number of times into a copy of a dataset",
+			ArgsUsage: "-o OUT [--into DATASET...]",
+			Description: "Canary i is --format with {secret} replaced by --digits random digits (from --seed) and is\n" +
+				"inserted --repeats[i mod k] times. With --into, every copy goes, as a paragraph of its own at a\n" +
+				"random paragraph boundary, into a row with text picked at random; OUT is the dataset copy and the\n" +
+				"canary file (canary, secret, repeats, the rows it went into) is written beside it as\n" +
+				"OUT/canaries.jsonl or OUT.canaries.jsonl. Without --into, OUT is the canary file alone.",
+			Flags: append(withOutput(append(inputFlags(&co.ConvertOptions), outputFlags(&co.ConvertOptions)...), canaryOut),
+				&cli.IntFlag{Name: "n", Value: 100, Destination: &co.Canaries.N, Usage: "number of canaries"},
+				&cli.StringFlag{Name: "repeats", Value: "1,10,100", Destination: &co.Repeats, Usage: "insertion counts, assigned to the canaries in turn"},
+				&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &co.Canaries.Seed, Usage: "seed of the secrets and of where they go"},
+				&cli.StringFlag{Name: "format", Value: memorize.DefaultFormat, Destination: &co.Canaries.Format, Usage: "canary text, {secret} marking the secret"},
+				&cli.IntFlag{Name: "digits", Value: 9, Destination: &co.Canaries.Digits, Usage: "digits of a secret (4-18): the secret space is 10^digits"},
+				&cli.StringSliceFlag{Name: "into", Destination: &co.Into, Usage: "the dataset (files, globs, directories) to copy with the canaries inserted"}),
+			Action: action(func(c *cli.Context) error { return runMemorizeCanaries(c.Context, co, os.Args, s) }),
+		}, {
+			Name:      "score",
+			Usage:     "score a model's generations for probes or canaries",
+			ArgsUsage: "--probes probes.jsonl | --canaries canaries.jsonl --generations gen.jsonl",
+			Description: "Generations are JSONL {\"id\", \"generation\"} (or \"generation_ids\", token ids) from any inference\n" +
+				"engine; for canaries also \"rank\" (the canary's rank among all secrets, 1 = most likely) or \"loglik\"\n" +
+				"and \"candidate_logliks\" (other random secrets) for the exposure. Reported: exact-match rate of the\n" +
+				"continuation, longest common token prefix (mean, p50, p90, max, histogram), fraction with at least\n" +
+				"--verbatim-tokens reproduced, by duplicate count (probes) or repeat count (canaries).",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "probes", Destination: &so.ProbesFile, Usage: "the probes file of `sluice memorize probes`"},
+				&cli.StringFlag{Name: "canaries", Destination: &so.CanaryFile, Usage: "the canary file of `sluice memorize canaries`"},
+				&cli.StringFlag{Name: "generations", Required: true, Destination: &so.Generations, Usage: "the model's generations (JSONL)"},
+				&cli.IntFlag{Name: "verbatim-tokens", Value: 50, Destination: &so.Verbatim, Usage: "common prefix length that counts as verbatim"},
+				&cli.BoolFlag{Name: "json", Destination: &so.JSON, Usage: "print the report as JSON"},
+			},
+			Action: action(func(c *cli.Context) error {
+				if c.Args().Present() {
+					return usagef("score takes no arguments, got %q", c.Args().First())
+				}
+				return runMemorizeScore(so, s)
+			}),
+		}},
+	}
+}
+
+func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []string, s Streams) error {
+	if !strings.HasSuffix(o.Output, ".jsonl") {
+		return usagef("--output %s: probes are written as one .jsonl file", o.Output)
+	}
+	sampler, err := memorize.NewSampler(o.Probes)
+	if err != nil {
+		return usageError{err}
+	}
+	if _, err := os.Stat(o.Output); err == nil && !o.Overwrite {
+		return fmt.Errorf("%s: %w", o.Output, dataset.ErrExists)
+	}
+	// The pass writes nothing; the output options only need to be valid.
+	defaults, err := convertDefaults()
+	if err != nil {
+		return err
+	}
+	co := o.ConvertOptions
+	co.Output, co.Compression, co.CompressionLevel, co.PageBytes, co.MaxFileRows, co.MaxFileBytes =
+		"probes", defaults.Compression, defaults.CompressionLevel, defaults.PageBytes, defaults.MaxFileRows, defaults.MaxFileBytes
+	cfg, err := co.pipelineConfig(args)
+	if err != nil {
+		return err
+	}
+	out := o.Output
+	cfg.Target = dataset.Target{Kind: dataset.Discard}
+	stage := stages.NewProbeSample(o.TextField, o.IDField, o.SourceField, sampler)
+	cfg.Stages = []pipeline.Stage{stage}
+	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "sampling")
+	if err != nil {
+		return err
+	}
+	probes := sampler.Probes()
+	var b bytes.Buffer
+	if err := appendJSONLines(&b, probes); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(out, b.Bytes()); err != nil {
+		return err
+	}
+	side := dataset.ParseTarget(out).SidePath("manifest.json")
+	meta := map[string]any{"tool": "sluice", "version": Version, "command": command, "params": o.Probes,
+		"source_field": o.SourceField, "inputs": m.Inputs, "counts": m.Counts, "probes": len(probes),
+		"documents_offered": sampler.Offered, "candidates_too_short": sampler.TooShort, "dup_counts": stage.HasDupCounts()}
+	mb, _ := json.MarshalIndent(meta, "", "  ")
+	if err := writeFileAtomic(side, append(mb, '\n')); err != nil {
+		return err
+	}
+	strata := map[string]int{}
+	var names []string
+	for _, p := range probes {
+		if strata[p.Stratum] == 0 {
+			names = append(names, p.Stratum)
+		}
+		strata[p.Stratum]++
+	}
+	fmt.Fprintf(s.Out, "%d probes (%d+%d %s tokens, seed %d) from %d documents with text: %s\n", len(probes),
+		o.Probes.PrefixTokens, o.Probes.SuffixTokens, o.Probes.Tokenizer, o.Probes.Seed, sampler.Offered, out)
+	if len(probes) < o.Probes.N {
+		fmt.Fprintf(s.Out, "fewer than the %d asked: not enough documents of at least %d tokens\n", o.Probes.N, o.Probes.PrefixTokens+o.Probes.SuffixTokens)
+	}
+	if o.Probes.StratifyBy != "" {
+		for _, n := range names {
+			fmt.Fprintf(s.Out, "  %s %s: %d\n", o.Probes.StratifyBy, n, strata[n])
+		}
+	}
+	if !stage.HasDupCounts() {
+		fmt.Fprintf(s.Out, "no %s column: probes carry no duplicate count (annotate with `sluice dedup minhash --annotate` first)\n", stages.DupCountColumn)
+	}
+	fmt.Fprintf(s.Out, "manifest: %s\n", side)
+	return nil
+}
+
+func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []string, s Streams) error {
+	for _, r := range strings.Split(o.Repeats, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(r))
+		if err != nil {
+			return usagef("--repeats: %q is not a number", r)
+		}
+		o.Canaries.Repeats = append(o.Canaries.Repeats, n)
+	}
+	canaries, err := memorize.Generate(o.Canaries)
+	if err != nil {
+		return usageError{err}
+	}
+	into := o.Into.Value()
+	if len(into) == 0 {
+		if !strings.HasSuffix(o.Output, ".jsonl") {
+			return usagef("--output %s: without --into the canaries are written as one .jsonl file", o.Output)
+		}
+		if _, err := os.Stat(o.Output); err == nil && !o.Overwrite {
+			return fmt.Errorf("%s: %w", o.Output, dataset.ErrExists)
+		}
+		if err := writeCanaries(o.Output, canaries); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.Out, "%d canaries (seed %d, %d digits) written to %s\n", len(canaries), o.Canaries.Seed, o.Canaries.Digits, o.Output)
+		return nil
+	}
+	cfg, err := o.pipelineConfig(into)
+	if err != nil {
+		return err
+	}
+	counted := stages.NewTextRowCount(o.TextField)
+	count := cfg
+	count.Target = dataset.Target{Kind: dataset.Discard}
+	count.Stages = []pipeline.Stage{counted}
+	if _, err := runWithProgress(ctx, count, command, s, !o.NoProgress, "counting"); err != nil {
+		return err
+	}
+	plan, err := memorize.Plan(canaries, counted.Total(), o.Canaries.Seed)
+	if err != nil {
+		return err
+	}
+	splice := stages.NewCanarySplice(o.TextField, o.IDField, canaries, plan, counted)
+	cfg.Stages = []pipeline.Stage{splice}
+	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "inserting")
+	if m != nil {
+		printSummary(s.Out, cfg.Target, m)
+	}
+	if err != nil {
+		return err
+	}
+	path := cfg.Target.SidePath("canaries.jsonl")
+	if err := writeCanaries(path, splice.Canaries()); err != nil {
+		return err
+	}
+	copies := 0
+	for _, c := range canaries {
+		copies += c.Repeats
+	}
+	fmt.Fprintf(s.Out, "%d canaries (seed %d), %d copies spliced into %d rows with text; canary file: %s\n",
+		len(canaries), o.Canaries.Seed, copies, counted.Total(), path)
+	return nil
+}
+
+func writeCanaries(path string, canaries []memorize.Canary) error {
+	var b bytes.Buffer
+	if err := appendJSONLines(&b, canaries); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b.Bytes())
+}
+
+// appendJSONLines writes each item as one line of JSON.
+func appendJSONLines[T any](b *bytes.Buffer, items []T) error {
+	for _, it := range items {
+		line, err := json.Marshal(it)
+		if err != nil {
+			return err
+		}
+		b.Write(append(line, '\n'))
+	}
+	return nil
+}
+
+func runMemorizeScore(o *MemorizeOptions, s Streams) error {
+	if (o.ProbesFile == "") == (o.CanaryFile == "") {
+		return usagef("give one of --probes or --canaries")
+	}
+	if o.Verbatim < 1 {
+		return usagef("--verbatim-tokens must be at least 1")
+	}
+	gens := map[string]memorize.Generation{}
+	err := readJSONLines(o.Generations, func(where string, line []byte) error {
+		var g memorize.Generation
+		if err := json.Unmarshal(line, &g); err != nil {
+			return err
+		}
+		if g.ID == "" {
+			return fmt.Errorf("no \"id\"")
+		}
+		if _, dup := gens[g.ID]; dup {
+			return fmt.Errorf("a second generation for id %q", g.ID)
+		}
+		gens[g.ID] = g
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var rep memorize.Report
+	if o.ProbesFile != "" {
+		var probes []memorize.Probe
+		if err := readJSONLines(o.ProbesFile, func(_ string, line []byte) error {
+			var p memorize.Probe
+			if err := json.Unmarshal(line, &p); err != nil {
+				return err
+			}
+			probes = append(probes, p)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if rep, err = memorize.ScoreProbes(probes, gens, o.Verbatim); err != nil {
+			return err
+		}
+	} else {
+		var canaries []memorize.Canary
+		if err := readJSONLines(o.CanaryFile, func(_ string, line []byte) error {
+			var c memorize.Canary
+			if err := json.Unmarshal(line, &c); err != nil {
+				return err
+			}
+			canaries = append(canaries, c)
+			return nil
+		}); err != nil {
+			return err
+		}
+		rep = memorize.ScoreCanaries(canaries, gens, o.Verbatim)
+	}
+	if o.JSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		_, err := s.Out.Write(append(b, '\n'))
+		return err
+	}
+	rep.WriteText(s.Out)
+	return nil
+}
+
+// readJSONLines calls fn with every non-blank line of a JSONL file (plain,
+// .gz or .zst); errors name the file and line.
+func readJSONLines(path string, fn func(where string, line []byte) error) error {
+	f, err := input.Stat(path)
+	if err != nil {
+		return usageError{err}
+	}
+	st, err := input.Open(f)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	lines := jsonl.NewLineReader(st, 0)
+	for {
+		line, err := lines.Next()
+		if err == io.EOF {
+			return nil
+		}
+		where := fmt.Sprintf("%s:%d", path, lines.Line())
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := fn(where, line); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+}
+
+// writeFileAtomic writes data under a temporary name beside path and
+// renames it.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,235 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
+	"github.com/sluice-data/sluice/memorize"
+	"github.com/sluice-data/sluice/pipeline"
+)
+
+// DupCountColumn is the column of MinHash dedup annotations that gives a
+// document's number of near-duplicate copies.
+const DupCountColumn = "minhash_cluster_size"
+
+// ProbeSample offers every row with text to a memorization probe sampler
+// and passes the batch on unchanged. Rows are named by IDField, or
+// file:line; the source is SourceField's value and the duplicate count
+// that of minhash_cluster_size (a row in no cluster has one copy) when the
+// columns exist.
+type ProbeSample struct {
+	textField, idField, sourceField string
+	sampler                         *memorize.Sampler
+	hasSource, hasDup               bool
+}
+
+// NewProbeSample returns the sampling stage.
+func NewProbeSample(textField, idField, sourceField string, s *memorize.Sampler) *ProbeSample {
+	return &ProbeSample{textField: textField, idField: idField, sourceField: sourceField, sampler: s}
+}
+
+// HasDupCounts reports whether the input has duplicate counts (known once
+// OutputSchema ran).
+func (p *ProbeSample) HasDupCounts() bool { return p.hasDup }
+
+func (p *ProbeSample) Name() string { return "memorize_probes" }
+func (p *ProbeSample) Close() error { return nil }
+func (p *ProbeSample) Config() any  { return p.sampler.Params() }
+
+func (p *ProbeSample) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	if err := checkTextField(in, p.textField); err != nil {
+		return nil, err
+	}
+	_, err := fieldByPath(in, p.sourceField)
+	p.hasSource = p.sourceField != "" && err == nil
+	if p.sampler.Params().StratifyBy == "source" && !p.hasSource {
+		return nil, fmt.Errorf("cannot stratify by source: %w", err)
+	}
+	idx := in.FieldIndices(DupCountColumn)
+	p.hasDup = len(idx) > 0 && in.Field(idx[0]).Type.ID() == arrow.INT64
+	if p.sampler.Params().StratifyBy == "dup_count" && !p.hasDup {
+		return nil, fmt.Errorf("cannot stratify by dup_count: no int64 column %s (run `sluice dedup minhash --annotate` first)", DupCountColumn)
+	}
+	return in, nil
+}
+
+func (p *ProbeSample) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+	text, _, err := textColumn(rec, p.textField)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	var sources []string
+	if p.hasSource {
+		col, err := columnByPath(rec, p.sourceField)
+		if err != nil {
+			return pipeline.Result{}, err
+		}
+		sources = stringValues(col)
+	}
+	var dups *array.Int64
+	if p.hasDup {
+		dups, _ = rec.Column(rec.Schema().FieldIndices(DupCountColumn)[0]).(*array.Int64)
+	}
+	ids := idColumn(rec, p.idField)
+	for i := 0; i < text.Len(); i++ {
+		if text.IsNull(i) {
+			continue
+		}
+		d := memorize.Doc{ID: rowID(ctx, ids, i), Pos: position(ctx, i), Text: valueBytes(text, i)}
+		if sources != nil {
+			d.Source = sources[i]
+		}
+		if dups != nil {
+			d.DupCount = 1
+			if dups.IsValid(i) {
+				d.DupCount = dups.Value(i)
+			}
+		}
+		p.sampler.Offer(d)
+	}
+	rec.Retain()
+	return pipeline.Result{Kept: rec}, nil
+}
+
+// TextRowCount counts the rows with text of every batch, by batch
+// sequence, so that a later pass can number them in input order.
+type TextRowCount struct {
+	textField string
+	mu        sync.Mutex
+	perBatch  map[int64]int64
+}
+
+// NewTextRowCount returns the counting stage.
+func NewTextRowCount(textField string) *TextRowCount {
+	return &TextRowCount{textField: textField, perBatch: map[int64]int64{}}
+}
+
+func (c *TextRowCount) Name() string { return "count_text_rows" }
+func (c *TextRowCount) Close() error { return nil }
+func (c *TextRowCount) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	return in, checkTextField(in, c.textField)
+}
+
+func (c *TextRowCount) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+	text, _, err := textColumn(rec, c.textField)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	c.mu.Lock()
+	c.perBatch[pipeline.BatchSeq(ctx)] = int64(text.Len() - text.NullN())
+	c.mu.Unlock()
+	rec.Retain()
+	return pipeline.Result{Kept: rec}, nil
+}
+
+// Total returns the rows with text counted.
+func (c *TextRowCount) Total() int64 {
+	var n int64
+	for _, v := range c.perBatch {
+		n += v
+	}
+	return n
+}
+
+// firstRows returns, per batch sequence, the number of rows with text in
+// the batches before it.
+func (c *TextRowCount) firstRows() map[int64]int64 {
+	seqs := make([]int64, 0, len(c.perBatch))
+	for s := range c.perBatch {
+		seqs = append(seqs, s)
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	out := make(map[int64]int64, len(seqs))
+	var sum int64
+	for _, s := range seqs {
+		out[s] = sum
+		sum += c.perBatch[s]
+	}
+	return out
+}
+
+// CanarySplice inserts planned canary copies into the texts of their rows
+// (as paragraphs of their own) and records where each copy went. Rows are
+// numbered among the rows with text, in input order, as TextRowCount
+// counted them in an earlier pass over the same input.
+type CanarySplice struct {
+	textField, idField string
+	canaries           []memorize.Canary
+	plan               map[int64][]memorize.Copy
+	first              map[int64]int64
+	mu                 sync.Mutex
+}
+
+// NewCanarySplice returns the splicing stage for a plan over the rows
+// counted.
+func NewCanarySplice(textField, idField string, canaries []memorize.Canary, plan map[int64][]memorize.Copy, counted *TextRowCount) *CanarySplice {
+	return &CanarySplice{textField: textField, idField: idField, canaries: canaries, plan: plan, first: counted.firstRows()}
+}
+
+func (c *CanarySplice) Name() string { return "memorize_canaries" }
+func (c *CanarySplice) Close() error { return nil }
+func (c *CanarySplice) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	return in, checkTextField(in, c.textField)
+}
+
+// Canaries returns the canaries with their insertions, in row order.
+func (c *CanarySplice) Canaries() []memorize.Canary {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	memorize.SortInsertions(c.canaries)
+	return c.canaries
+}
+
+func (c *CanarySplice) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+	text, col, err := textColumn(rec, c.textField)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	first, ok := c.first[pipeline.BatchSeq(ctx)]
+	if !ok {
+		return pipeline.Result{}, fmt.Errorf("batch %d was not counted in the first pass (the input changed?)", pipeline.BatchSeq(ctx))
+	}
+	ids := idColumn(rec, c.idField)
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	row := first
+	var inserted []struct {
+		canary int
+		ins    memorize.Insertion
+	}
+	for i := 0; i < text.Len(); i++ {
+		if text.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		copies := c.plan[row]
+		if len(copies) == 0 {
+			b.BinaryBuilder.Append(valueBytes(text, i))
+		} else {
+			b.BinaryBuilder.Append(memorize.Splice(valueBytes(text, i), copies, c.canaries))
+			id := rowID(ctx, ids, i)
+			for _, cp := range copies {
+				inserted = append(inserted, struct {
+					canary int
+					ins    memorize.Insertion
+				}{cp.Canary, memorize.Insertion{Row: row, ID: id}})
+			}
+		}
+		row++
+	}
+	out := b.NewStringArray()
+	defer out.Release()
+	c.mu.Lock()
+	for _, in := range inserted {
+		c.canaries[in.canary].Inserted = append(c.canaries[in.canary].Inserted, in.ins)
+	}
+	c.mu.Unlock()
+	f := rec.Schema().Field(col)
+	return pipeline.Result{Kept: columnar.SetColumns(rec, []arrow.Field{f}, []arrow.Array{out})}, nil
+}
