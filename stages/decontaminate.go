@@ -104,10 +104,24 @@ func (d *Decontaminate) SourceIfPresent() { d.sourceIfPresent = true }
 // Index returns the evaluation index.
 func (d *Decontaminate) Index() *contam.Index { return d.index }
 
-// Report returns what the rows processed so far hold.
-func (d *Decontaminate) Report() contam.Report {
+// Contamination returns what the rows processed so far hold: the full
+// report, with every example found, for contamination.json.
+func (d *Decontaminate) Contamination() contam.Report {
 	r := d.tally.Report()
 	r.EvalFields = d.p.EvalFields
+	return r
+}
+
+// Report is the manifest's summary of Contamination: the counts per
+// evaluation set and per source, without the examples found.
+func (d *Decontaminate) Report() any {
+	r := d.Contamination()
+	sets := make([]contam.SetReport, len(r.EvalSets))
+	for i, set := range r.EvalSets {
+		set.Found = nil
+		sets[i] = set
+	}
+	r.EvalSets = sets
 	return r
 }
 

@@ -56,7 +56,7 @@ func TestDecontaminateBatch(t *testing.T) {
 			res.Removed.Release()
 		}
 		res.Kept.Release()
-		if r := st.Report(); r.Rows != 4 || r.ContaminatedRows != 2 || r.EvalSets[0].Contaminated != 1 || r.EvalSets[0].Found[0].Rows != 2 {
+		if r := st.Contamination(); r.Rows != 4 || r.ContaminatedRows != 2 || r.EvalSets[0].Contaminated != 1 || r.EvalSets[0].Found[0].Rows != 2 {
 			t.Fatalf("report %+v", r)
 		}
 	}

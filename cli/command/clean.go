@@ -216,6 +216,13 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
 		printStageCounts(s.Out, m)
+		for _, st := range cfg.Stages {
+			if d, ok := st.(*stages.Decontaminate); ok {
+				if werr := writeContamination(cfg.Target, d.Contamination(), s.Out, false); werr != nil && err == nil {
+					err = werr
+				}
+			}
+		}
 	}
 	return err
 }

@@ -60,7 +60,7 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	if err != nil {
 		return err
 	}
-	rep := st.Report()
+	rep := st.Contamination()
 	for i := range rep.EvalSets {
 		rep.EvalSets[i].Name, rep.EvalSets[i].Path = "demo-eval", "(built in)"
 	}

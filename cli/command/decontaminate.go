@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/sluice-data/sluice/contam"
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
@@ -117,18 +120,26 @@ func runDecontaminate(ctx context.Context, o *DecontaminateOptions, args, comman
 		return err
 	}
 	printSummary(s.Out, cfg.Target, m)
-	rep := st.Report()
-	path := cfg.Target.SidePath("contamination.json")
-	var b bytes.Buffer
-	rep.WriteJSON(&b)
-	if werr := writeFileAtomic(path, b.Bytes()); werr != nil && err == nil {
+	if werr := writeContamination(cfg.Target, st.Contamination(), s.Out, o.JSON); werr != nil && err == nil {
 		err = werr
 	}
-	fmt.Fprintf(s.Out, "report: %s\n\n", path)
-	if o.JSON {
-		rep.WriteJSON(s.Out)
-	} else {
-		rep.WriteText(s.Out, 20)
-	}
 	return err
+}
+
+// writeContamination writes a decontamination report to
+// contamination.json beside the target's manifest and prints it (as text,
+// or the JSON itself).
+func writeContamination(target dataset.Target, rep contam.Report, w io.Writer, asJSON bool) error {
+	path := target.SidePath("contamination.json")
+	var b bytes.Buffer
+	rep.WriteJSON(&b)
+	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "report: %s\n\n", path)
+	if asJSON {
+		return rep.WriteJSON(w)
+	}
+	rep.WriteText(w, 20)
+	return nil
 }

@@ -146,6 +146,24 @@ func TestDecontaminatePipelineFileAndErrors(t *testing.T) {
 	if got := m["counts"].(map[string]any)["removed"]; got != 3.0 {
 		t.Fatalf("pipeline file removed %v rows, want 3", got)
 	}
+	// The report: summarized in the manifest, whole in contamination.json.
+	report := m["stages"].([]any)[0].(map[string]any)["report"].(map[string]any)
+	if got := report["rows_contaminated"]; got != 3.0 {
+		t.Fatalf("manifest report: %v contaminated rows, want 3", got)
+	}
+	var full struct {
+		EvalSets []struct {
+			Contaminated int
+			Found        []struct{ ID string }
+		} `json:"eval_sets"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "piped", "contamination.json"))
+	if err != nil {
+		t.Fatalf("sluice run wrote no contamination.json: %v", err)
+	}
+	if err := json.Unmarshal(data, &full); err != nil || len(full.EvalSets) != 1 || len(full.EvalSets[0].Found) != full.EvalSets[0].Contaminated || full.EvalSets[0].Contaminated == 0 {
+		t.Fatalf("contamination.json: %v %s", err, data)
+	}
 
 	os.WriteFile(pf, []byte(fmt.Sprintf("input: [%s]\noutput: x\nstages:\n  - decontaminate: {eval: [%s], ngrams: 8}\n", corpus, eval)), 0o644)
 	var out, errb strings.Builder
