@@ -92,6 +92,7 @@ func NewApp(s Streams) *cli.App {
 			convertCommand(s),
 			extractCommand(s),
 			cleanCommand(s),
+			classifyCommand(s),
 			runCommand(s),
 			dedupCommand(s),
 			decontaminateCommand(s),

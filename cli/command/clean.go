@@ -40,7 +40,7 @@ var optionalValues = map[string]struct {
 }
 
 func cleanFlags(o *CleanOptions) []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "normalize", Destination: &o.Normalize,
 			Usage: "normalize the text first: nfc (also `--normalize` alone) or nfkc; line endings, trailing spaces, blank-line runs, control and zero-width characters"},
 		&cli.StringFlag{Name: "filters", Destination: &o.Filters,
@@ -51,6 +51,15 @@ func cleanFlags(o *CleanOptions) []cli.Flag {
 			Usage: "keep every row; add the signal columns, keep and drop_reason, so thresholds can be chosen later"},
 		&cli.StringFlag{Name: "profile", Value: "paper", Destination: &o.Profile,
 			Usage: "rule defaults where published tools differ: paper, datatrove, dolma or nemo"},
+		&cli.StringFlag{Name: "config", Destination: &o.Config,
+			Usage: "a pipeline file (YAML) giving the stages and their parameters instead of the flags above"},
+	}, classifierFlags(o)...)
+}
+
+// classifierFlags are the flags of the fastText stages, shared by clean
+// and classify.
+func classifierFlags(o *CleanOptions) []cli.Flag {
+	return []cli.Flag{
 		&cli.StringFlag{Name: "lang", Destination: &o.Lang,
 			Usage: "identify the language (fastText lid.176, built in; columns lang, lang_score): `CODES` to keep, e.g. en,zh (ISO 639-1; others go to removed/ with _reason=lang), or any to annotate only"},
 		&cli.Float64Flag{Name: "lang-min-score", Value: stages.DefaultLangMinScore, Destination: &o.LangMinScore,
@@ -59,8 +68,6 @@ func cleanFlags(o *CleanOptions) []cli.Flag {
 			Usage: "another fastText language-ID model `FILE` (lid.176.bin, GlotLID) instead of the built-in lid.176.ftz"},
 		&cli.StringSliceFlag{Name: "classify", Destination: &o.Classify,
 			Usage: "run a fastText classifier, `NAME=MODEL.bin[:LABEL[:THRESHOLD]]` (repeatable): adds NAME_label and NAME_score (of LABEL when given); with THRESHOLD, rows whose LABEL probability is below it go to removed/ (_stage classify_NAME, _reason NAME_score)"},
-		&cli.StringFlag{Name: "config", Destination: &o.Config,
-			Usage: "a pipeline file (YAML) giving the stages and their parameters instead of the flags above"},
 	}
 }
 

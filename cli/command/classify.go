@@ -1,0 +1,38 @@
+package command
+
+import (
+	"context"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+func classifyCommand(s Streams) *cli.Command {
+	o := &CleanOptions{}
+	return &cli.Command{
+		Name:      "classify",
+		Usage:     "language ID and fastText classifiers: add lang/lang_score and NAME_label/NAME_score columns, or filter by them",
+		ArgsUsage: "IN... -o OUT (--lang CODES|any and/or --classify NAME=MODEL.bin[:LABEL[:THRESHOLD]])",
+		Description: "Runs the fastText stages of `sluice clean` alone: lang (the built-in lid.176 model, or --lang-model)\n" +
+			"and one classify stage per --classify, in that order. Models are read by sluice itself (.bin and\n" +
+			"quantized .ftz) and predict what the fastText command line predicts. Filtered rows go to removed/\n" +
+			"with _stage and _reason; --annotate keeps every row and adds keep and drop_reason.\n" +
+			"Examples:\n" +
+			"  sluice classify corpus.jsonl.zst -o tagged/ --lang any\n" +
+			"  sluice classify corpus.jsonl.zst -o hq/ --lang en --classify dclm=dclm_fasttext.bin:__label__hq:0.018",
+		Flags: append(append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...),
+			&cli.BoolFlag{Name: "annotate", Destination: &o.Annotate,
+				Usage: "keep every row; add the signal columns, keep and drop_reason, so thresholds can be chosen later"}),
+			classifierFlags(o)...),
+		Action: action(func(c *cli.Context) error {
+			return runClassify(c.Context, o, c.Args().Slice(), os.Args, s)
+		}),
+	}
+}
+
+func runClassify(ctx context.Context, o *CleanOptions, args, command []string, s Streams) error {
+	if o.Lang == "" && len(o.Classify.Value()) == 0 {
+		return usagef("nothing to classify: give --lang CODES (or any) and/or --classify NAME=MODEL.bin[:LABEL[:THRESHOLD]]")
+	}
+	return runClean(ctx, o, args, command, s)
+}
