@@ -30,19 +30,25 @@ func decide(ctx context.Context, mem memory.Allocator, stage string, rec arrow.R
 	if annotate {
 		return annotateRows(mem, stage, rec, reasons, signalFields, signals), nil
 	}
-	keep := make([]bool, len(reasons))
-	var failed []string
+	keep, failed := keepMask(reasons)
+	kept, removed, err := columnar.Split(ctx, mem, rec, keep)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	return pipeline.Result{Kept: kept, Removed: removed, Reasons: failed, Keep: keep}, nil
+}
+
+// keepMask marks the rows without a reason ("" = keep) and lists the
+// reasons of the others, in row order.
+func keepMask(reasons []string) (keep []bool, failed []string) {
+	keep = make([]bool, len(reasons))
 	for i, r := range reasons {
 		keep[i] = r == ""
 		if r != "" {
 			failed = append(failed, r)
 		}
 	}
-	kept, removed, err := columnar.Split(ctx, mem, rec, keep)
-	if err != nil {
-		return pipeline.Result{}, err
-	}
-	return pipeline.Result{Kept: kept, Removed: removed, Reasons: failed, Keep: keep}, nil
+	return keep, failed
 }
 
 // annotateRows adds the signals and updates the shared keep and

@@ -157,14 +157,7 @@ func (e *Extract) Process(ctx context.Context, mem memory.Allocator, rec arrow.R
 		return decide(ctx, mem, e.Name(), out, reasons, true, nil, nil)
 	}
 	// Kept rows lose the payload; removed rows keep it, to see why.
-	keep := make([]bool, len(reasons))
-	var failed []string
-	for i, r := range reasons {
-		keep[i] = r == ""
-		if r != "" {
-			failed = append(failed, r)
-		}
-	}
+	keep, failed := keepMask(reasons)
 	kept, dropped, err := columnar.Split(ctx, mem, out, keep)
 	if err != nil {
 		return pipeline.Result{}, err
