@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -208,20 +207,9 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		c.RowsIn, c.RowsOut, c.Removed, c.Quarantined, blankNote)
 
 	fmt.Fprint(w, "\nStages:\n")
-	for _, st := range m.Stages {
-		fmt.Fprintf(w, "  %-18s %5d in %5d out", st.Name, st.RowsIn, st.RowsOut)
-		reasons := make([]string, 0, len(st.Removed))
-		for r := range st.Removed {
-			reasons = append(reasons, r)
-		}
-		sort.Strings(reasons)
-		for _, r := range reasons {
-			fmt.Fprintf(w, "  %s=%d", r, st.Removed[r])
-		}
-		fmt.Fprintln(w)
-	}
+	printStageCounts(w, m)
 	fmt.Fprint(w, "\nLeft in the data: boilerplate lines repeated across pages (cookie banners, newsletter prompts,\n"+
-		"navigation) for `sluice dedup lines`, and text in six languages besides English for language ID.\n")
+		"navigation) for `sluice dedup lines`, and text in eight languages besides English (the lang column).\n")
 
 	glob := filepath.ToSlash(filepath.Join(t.Path, "data", "*.parquet"))
 	sqlPath := strings.ReplaceAll(glob, "'", "''")
