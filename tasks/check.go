@@ -24,16 +24,18 @@ type CheckOptions struct {
 const NearLimit = 0.9
 
 // check appends the problems of a parsed example to dst: empty turns, the
-// order of the turns, and its length. tokens is the example's token count,
-// or -1 when tokens are not counted.
-func check(dst []problem, ex *Example, tokens int64, o *CheckOptions) []problem {
+// order of the turns and a short answer. The problem of its length needs
+// its tokens counted first: tokenProblem tells it, and at is where it goes
+// among the problems check appended, so that they keep one order.
+func check(dst []problem, ex *Example, o *CheckOptions) (problems []problem, at int) {
 	msgs := ex.Messages
 	if len(msgs) == 0 {
 		list := "messages"
 		if ex.Format == ShareGPT {
 			list = "conversations"
 		}
-		return append(dst, problemf(NoAssistantTurn, "%s is an empty list", list))
+		dst = append(dst, problemf(NoAssistantTurn, "%s is an empty list", list))
+		return dst, len(dst)
 	}
 	assistant := false
 	for i := range msgs {
@@ -63,18 +65,40 @@ func check(dst []problem, ex *Example, tokens int64, o *CheckOptions) []problem 
 	case last.Role != Assistant:
 		dst = append(dst, problemf(LastTurnNotAssistant, "the last turn, %s, is the %s's", where(last), last.Role))
 	}
-	if o.MaxTokens > 0 && tokens >= 0 {
-		if tokens > int64(o.MaxTokens) {
-			dst = append(dst, problemf(TooManyTokens, "%d tokens, over the limit of %d", tokens, o.MaxTokens))
-		} else if float64(tokens) > NearLimit*float64(o.MaxTokens) {
-			dst = append(dst, problemf(NearTokenLimit, "%d tokens, near the limit of %d", tokens, o.MaxTokens))
-		}
-	}
+	at = len(dst)
 	if assistant && last.Role == Assistant && !last.NoContent && o.MinAnswerChars > 0 {
 		answer := bytes.TrimSpace(last.Content)
-		if n := utf8.RuneCount(answer); n > 0 && n < o.MinAnswerChars {
+		if n := runeCountBelow(answer, o.MinAnswerChars); n > 0 && n < o.MinAnswerChars {
 			dst = append(dst, problemf(ShortAnswer, "the answer has %d character(s): %q", n, string(answer)))
 		}
 	}
-	return dst
+	return dst, at
+}
+
+// tokenProblem returns the problem of an example of the given number of
+// tokens, if it has one: over the limit, or near it.
+func tokenProblem(tokens int64, o *CheckOptions) (problem, bool) {
+	switch {
+	case o.MaxTokens <= 0 || tokens < 0:
+	case tokens > int64(o.MaxTokens):
+		return problemf(TooManyTokens, "%d tokens, over the limit of %d", tokens, o.MaxTokens), true
+	case float64(tokens) > NearLimit*float64(o.MaxTokens):
+		return problemf(NearTokenLimit, "%d tokens, near the limit of %d", tokens, o.MaxTokens), true
+	}
+	return problem{}, false
+}
+
+// runeCountBelow returns the number of characters of b when it is below
+// limit, and limit otherwise: it reads no further than it needs to.
+func runeCountBelow(b []byte, limit int) int {
+	n := 0
+	for i := 0; i < len(b) && n < limit; n++ {
+		if b[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRune(b[i:])
+			i += size
+		}
+	}
+	return n
 }

@@ -18,7 +18,9 @@
 // assistant and tool and a content, plus where each came from. The checks
 // (check.go), the statistics (stats.go), the conversions (convert.go,
 // parquet.go) and the split (split.go) work on that model; validate.go runs
-// the checks over whole files in parallel and report.go prints the result.
+// the checks over whole files in parallel (line.go checks lines, dups.go
+// finds the examples and prompts repeated across lines) and report.go
+// prints the result.
 //
 // Members other than the ones of the shape (an "id", a "source") are
 // allowed and carried through conversions as they are.

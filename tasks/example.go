@@ -3,7 +3,7 @@ package tasks
 import (
 	"bytes"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -195,9 +195,19 @@ func (p *Parser) list(obj int32, key string) ([]int32, bool) {
 	return p.doc.Children(n), true
 }
 
-// text returns the string member key of obj; name says where it is for
-// problem texts. optional members may be absent (ok false, no problem).
-func (p *Parser) text(obj int32, key, name string, optional bool) ([]byte, bool) {
+// item names an element of a list in problem texts: messages[2]. It is
+// only turned into text when there is a problem to tell.
+type item struct {
+	list  string
+	index int
+}
+
+func (it item) String() string { return it.list + "[" + strconv.Itoa(it.index) + "]" }
+
+// text returns the string member key of obj; name says which list element
+// obj is, for problem texts (the zero item for the line's object).
+// optional members may be absent (ok false, no problem).
+func (p *Parser) text(obj int32, key string, name item, optional bool) ([]byte, bool) {
 	n := p.member(obj, key)
 	if n < 0 {
 		if !optional && obj == p.ex.Root {
@@ -245,7 +255,7 @@ func (p *Parser) chat(ex *Example) {
 		return
 	}
 	for i, it := range items {
-		name := fmt.Sprintf("messages[%d]", i)
+		name := item{"messages", i}
 		if k := d.Node(it).Kind; k != jsonl.KindObject {
 			p.fail(WrongType, "%s is %s, not an object", name, aKind(k))
 			continue
@@ -305,7 +315,7 @@ func (p *Parser) chat(ex *Example) {
 
 func (p *Parser) shareGPT(ex *Example) {
 	d := &p.doc
-	if sys, ok := p.text(ex.Root, "system", "the example", true); ok && !isBlank(sys) {
+	if sys, ok := p.text(ex.Root, "system", item{}, true); ok && !isBlank(sys) {
 		ex.Messages = append(ex.Messages, Message{Role: System, Content: sys, Key: "system"})
 	}
 	ex.Tools = p.member(ex.Root, "tools") >= 0
@@ -314,7 +324,7 @@ func (p *Parser) shareGPT(ex *Example) {
 		return
 	}
 	for i, it := range items {
-		name := fmt.Sprintf("conversations[%d]", i)
+		name := item{"conversations", i}
 		if k := d.Node(it).Kind; k != jsonl.KindObject {
 			p.fail(WrongType, "%s is %s, not an object", name, aKind(k))
 			continue
@@ -340,27 +350,25 @@ func (p *Parser) shareGPT(ex *Example) {
 }
 
 func (p *Parser) instruction(ex *Example) {
-	const name = "the example"
-	if sys, ok := p.text(ex.Root, "system", name, true); ok && !isBlank(sys) {
+	if sys, ok := p.text(ex.Root, "system", item{}, true); ok && !isBlank(sys) {
 		ex.Messages = append(ex.Messages, Message{Role: System, Content: sys, Key: "system"})
 	}
-	if instr, ok := p.text(ex.Root, "instruction", name, false); ok {
+	if instr, ok := p.text(ex.Root, "instruction", item{}, false); ok {
 		ex.Messages = append(ex.Messages, Message{Role: User, Content: instr, Key: "instruction"})
 	}
-	if in, ok := p.text(ex.Root, "input", name, true); ok && !isBlank(in) {
+	if in, ok := p.text(ex.Root, "input", item{}, true); ok && !isBlank(in) {
 		ex.Messages = append(ex.Messages, Message{Role: User, Content: in, Key: "input"})
 	}
-	if out, ok := p.text(ex.Root, "output", name, false); ok {
+	if out, ok := p.text(ex.Root, "output", item{}, false); ok {
 		ex.Messages = append(ex.Messages, Message{Role: Assistant, Content: out, Key: "output"})
 	}
 }
 
 func (p *Parser) completion(ex *Example) {
-	const name = "the example"
-	if prompt, ok := p.text(ex.Root, "prompt", name, false); ok {
+	if prompt, ok := p.text(ex.Root, "prompt", item{}, false); ok {
 		ex.Messages = append(ex.Messages, Message{Role: User, Content: prompt, Key: "prompt"})
 	}
-	if c, ok := p.text(ex.Root, "completion", name, false); ok {
+	if c, ok := p.text(ex.Root, "completion", item{}, false); ok {
 		ex.Messages = append(ex.Messages, Message{Role: Assistant, Content: c, Key: "completion"})
 	}
 }

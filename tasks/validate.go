@@ -11,7 +11,6 @@ import (
 	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
-	"github.com/sluice-data/sluice/kernels/texthash"
 	"github.com/sluice-data/sluice/kernels/tokenize"
 )
 
@@ -95,11 +94,9 @@ func Validate(ctx context.Context, files []input.File, o Options) (*Report, erro
 					r.problems = []problem{{NotJSON, c.Refs[i].Err.Error()}}
 					continue
 				}
-				checkers[w].check(c.Line(i), r)
-				if len(r.problems) > 0 {
-					r.problems = append([]problem(nil), r.problems...)
-				}
+				checkers[w].parse(c.Line(i), r)
 			}
+			checkers[w].countQueued()
 			return res, nil
 		},
 		func(res []lineResult) error {
@@ -113,6 +110,7 @@ func Validate(ctx context.Context, files []input.File, o Options) (*Report, erro
 	if err != nil {
 		return nil, err
 	}
+	v.findDuplicates()
 	for i, st := range rd.Stats() {
 		f := &v.files[i]
 		f.Lines, f.BlankLines = st.Lines, st.BlankLines
@@ -131,8 +129,7 @@ type crossCheck struct {
 	lastLine []int64
 	issues   []fileIssue
 	counts   map[Kind]int64
-	examples map[texthash.Hash]lineRef
-	prompts  map[texthash.Hash]promptSeen
+	dups     duplicates
 	formats  fileFormats
 	stats    Stats
 	maxTok   int
@@ -143,11 +140,6 @@ type lineRef struct {
 	line int64
 }
 
-type promptSeen struct {
-	lineRef
-	answer texthash.Hash
-}
-
 type fileIssue struct {
 	file int32
 	Issue
@@ -155,8 +147,7 @@ type fileIssue struct {
 
 func newCrossCheck(files []input.File, o Options) *crossCheck {
 	v := &crossCheck{files: make([]FileReport, len(files)), lastLine: make([]int64, len(files)),
-		counts: map[Kind]int64{}, examples: map[texthash.Hash]lineRef{}, prompts: map[texthash.Hash]promptSeen{},
-		maxTok: o.MaxTokens, formats: fileFormats{given: o.Format}}
+		counts: map[Kind]int64{}, maxTok: o.MaxTokens, formats: fileFormats{given: o.Format}}
 	for i, f := range files {
 		v.files[i] = FileReport{Path: f.Label(), Format: o.Format}
 	}
@@ -197,21 +188,19 @@ func (v *crossCheck) add(r *lineResult) {
 		return
 	}
 	f.Examples++
-	s := &r.sum
-	here := lineRef{r.file, r.line}
-	if first, ok := v.examples[s.example]; ok {
-		v.issue(r.file, r.line, DuplicateExample, "the same example as "+v.ref(first))
-	} else {
-		v.examples[s.example] = here
-		if s.hasAnswer {
-			if p, ok := v.prompts[s.prompt]; !ok {
-				v.prompts[s.prompt] = promptSeen{lineRef: here, answer: s.answer}
-			} else if p.answer != s.answer {
-				v.issue(r.file, r.line, ConflictingAnswer, "the same prompt as "+v.ref(p.lineRef)+" with a different answer")
-			}
-		}
-	}
-	v.stats.add(s, !errs, v.maxTok)
+	v.dups.add(lineRef{r.file, r.line}, &r.sum)
+	v.stats.add(&r.sum, !errs, v.maxTok)
+}
+
+// findDuplicates reports the examples that repeat an earlier one, and the
+// examples (not duplicates) whose prompt an earlier one answered otherwise,
+// once every line is in.
+func (v *crossCheck) findDuplicates() {
+	v.dups.find(func(at, first lineRef) {
+		v.issue(at.file, at.line, DuplicateExample, "the same example as "+v.ref(first))
+	}, func(at, first lineRef) {
+		v.issue(at.file, at.line, ConflictingAnswer, "the same prompt as "+v.ref(first)+" with a different answer")
+	})
 }
 
 func (v *crossCheck) report(o Options) *Report {
