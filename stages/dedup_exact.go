@@ -28,6 +28,32 @@ type firstSeen struct {
 	id  string
 }
 
+// Seed records that text hash h first occurs before every row this index
+// will see (in an earlier shard of a sharded run), as the row named id:
+// every row with that text is then a duplicate of it.
+func (x *ExactIndex) Seed(h texthash.Hash, id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.m[h] = firstSeen{pos: seededPos, id: id}
+}
+
+// seededPos is the position of a seeded first occurrence, which no row
+// has (positions are batch sequence << 32 | row, rows below 1<<32).
+const seededPos = ^uint64(0)
+
+// Each calls fn for every distinct text hash with the id of its first
+// occurrence, in no particular order.
+func (x *ExactIndex) Each(fn func(h texthash.Hash, id string) error) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for h, f := range x.m {
+		if err := fn(h, f.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // NewExactIndex returns an empty index.
 func NewExactIndex() *ExactIndex { return &ExactIndex{m: map[texthash.Hash]firstSeen{}} }
 

@@ -32,7 +32,9 @@ type MinHashParams struct {
 // document's id) and _cluster (the kept document's number in input order).
 type MinHashDedup struct {
 	textField string
-	index     *MinHashIndex
+	p         MinHashParams
+	index     *MinHashIndex // nil when the clusters come from elsewhere
+	clusters  ClusterLookup
 	// Annotate keeps every row and adds minhash_cluster (the kept
 	// document's number; null for a document in no cluster) and
 	// minhash_cluster_size instead of removing duplicates.
@@ -41,8 +43,45 @@ type MinHashDedup struct {
 
 // NewMinHashDedup returns the filtering pass over a linked index.
 func NewMinHashDedup(textField string, index *MinHashIndex) *MinHashDedup {
-	return &MinHashDedup{textField: textField, index: index}
+	return &MinHashDedup{textField: textField, p: index.p, index: index, clusters: index}
 }
+
+// Membership is a document's place in the clusters: the cluster (the
+// kept document's number in input order), its size, whether the document
+// is the one kept, and the kept document's id.
+type Membership struct {
+	Cluster int64
+	Size    int64
+	Kept    bool
+	KeptID  string
+}
+
+// ClusterLookup finds the cluster of the document at a position
+// (pipeline.BatchSeq << 32 | row); ok is false for a document that was not
+// signed (no words), which is kept.
+type ClusterLookup interface {
+	Cluster(pos uint64) (m Membership, ok bool)
+}
+
+// NewMinHashClusterFilter returns the filtering pass over clusters linked
+// elsewhere (by the tasks of a sharded run). It reports nothing: the
+// clusters' report belongs to whoever linked them.
+func NewMinHashClusterFilter(textField string, p MinHashParams, clusters ClusterLookup) *MinHashDedup {
+	return &MinHashDedup{textField: textField, p: p, clusters: clusters}
+}
+
+// Cluster implements ClusterLookup once the index is linked.
+func (x *MinHashIndex) Cluster(pos uint64) (Membership, bool) {
+	doc, ok := x.doc(pos)
+	if !ok {
+		return Membership{}, false
+	}
+	r := x.rep[doc]
+	return Membership{Cluster: int64(r), Size: int64(x.size[r]), Kept: r == doc, KeptID: x.ids[r]}, true
+}
+
+// Params returns the parameters the index was made with.
+func (x *MinHashIndex) Params() MinHashParams { return x.p }
 
 var minhashAnnotations = []arrow.Field{
 	{Name: "minhash_cluster", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
@@ -50,8 +89,14 @@ var minhashAnnotations = []arrow.Field{
 }
 
 func (d *MinHashDedup) Name() string { return "dedup_minhash" }
-func (d *MinHashDedup) Report() any  { return d.index.Report() }
-func (d *MinHashDedup) Config() any  { return d.index.p }
+func (d *MinHashDedup) Config() any  { return d.p }
+
+func (d *MinHashDedup) Report() any {
+	if d.index == nil {
+		return nil
+	}
+	return d.index.Report()
+}
 func (d *MinHashDedup) Close() error { return nil }
 func (d *MinHashDedup) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	if d.Annotate {
@@ -65,20 +110,19 @@ var clusterField = arrow.Field{Name: "_cluster", Type: arrow.PrimitiveTypes.Int6
 func (d *MinHashDedup) RemovedFields() []arrow.Field { return []arrow.Field{dupOfField, clusterField} }
 
 func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
-	x := d.index
 	if d.Annotate {
 		cluster, size := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
 		defer cluster.Release()
 		defer size.Release()
 		for i := 0; i < int(rec.NumRows()); i++ {
-			doc, ok := x.doc(position(ctx, i))
-			if !ok || x.size[x.rep[doc]] < 2 {
+			m, ok := d.clusters.Cluster(position(ctx, i))
+			if !ok || m.Size < 2 {
 				cluster.AppendNull()
 				size.AppendNull()
 				continue
 			}
-			cluster.Append(int64(x.rep[doc]))
-			size.Append(int64(x.size[x.rep[doc]]))
+			cluster.Append(m.Cluster)
+			size.Append(m.Size)
 		}
 		c, n := cluster.NewInt64Array(), size.NewInt64Array()
 		defer c.Release()
@@ -90,11 +134,11 @@ func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, rec ar
 	cb := array.NewInt64Builder(mem)
 	defer cb.Release()
 	for i := range keep {
-		doc, ok := x.doc(position(ctx, i))
-		keep[i] = !ok || x.rep[doc] == doc
+		m, ok := d.clusters.Cluster(position(ctx, i))
+		keep[i] = !ok || m.Kept
 		if !keep[i] {
-			dupOf = append(dupOf, x.ids[x.rep[doc]])
-			cb.Append(int64(x.rep[doc]))
+			dupOf = append(dupOf, m.KeptID)
+			cb.Append(m.Cluster)
 		}
 	}
 	kept, removed, err := columnar.Split(ctx, mem, rec, keep)

@@ -82,20 +82,52 @@ func (x *MinHashIndex) doc(pos uint64) (int32, bool) {
 	return int32(i), found
 }
 
-// MinHashScan is the first pass: signatures and band hashes.
+// SignedBatch is what the signing pass found in one batch: for each
+// document with words, in row order, its position, id, text length
+// (bytes, saturating), band hashes (Bands each) and signature (NumPerm
+// values each). A sink that keeps any slice copies it.
+type SignedBatch struct {
+	Pos   []uint64
+	IDs   []string
+	Lens  []uint32
+	Bands []uint64
+	Sigs  []uint32
+}
+
+// SignatureSink receives the signing pass's batches, one call per batch
+// (empty ones included), from many workers at once.
+type SignatureSink interface {
+	AddSigned(ctx context.Context, b SignedBatch) error
+}
+
+// MinHashScan is the first pass: signatures and band hashes, handed to a
+// sink (the index, in one process; a shard's intermediate file, when the
+// pass runs as a task of many).
 type MinHashScan struct {
 	textField string
-	index     *MinHashIndex
+	p         MinHashParams
+	hasher    *minhash.Hasher
+	sink      SignatureSink
 	scratch   sync.Pool
 }
 
-// NewMinHashScan returns the signing pass.
+// NewMinHashScan returns the signing pass that fills index.
 func NewMinHashScan(textField string, index *MinHashIndex) *MinHashScan {
-	return &MinHashScan{textField: textField, index: index}
+	return &MinHashScan{textField: textField, p: index.p, hasher: index.hasher, sink: index}
+}
+
+// NewMinHashSigner returns the signing pass that hands what it finds to
+// sink.
+func NewMinHashSigner(textField string, p MinHashParams, sink SignatureSink) (*MinHashScan, error) {
+	h, err := minhash.NewHasher(p.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &MinHashScan{textField: textField, p: p, hasher: h, sink: sink}, nil
 }
 
 func (s *MinHashScan) Name() string      { return "dedup_minhash_scan" }
-func (s *MinHashScan) Columns() []string { return []string{s.textField, s.index.p.IDField} }
+func (s *MinHashScan) Columns() []string { return []string{s.textField, s.p.IDField} }
 func (s *MinHashScan) Close() error      { return nil }
 func (s *MinHashScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
@@ -106,41 +138,47 @@ func (s *MinHashScan) Process(ctx context.Context, _ memory.Allocator, rec arrow
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	x := s.index
 	sc, _ := s.scratch.Get().(*minhash.Scratch)
 	if sc == nil {
 		sc = &minhash.Scratch{}
 	}
 	defer s.scratch.Put(sc)
-	sigs := x.hasher.Signatures(sc, text, nil)
-	k, b := x.p.NumPerm, x.p.Bands
-	bands := make([]uint64, 0, text.Len()*b)
-	var pos []uint64
-	var ids []string
-	var lens []uint32
+	sigs := s.hasher.Signatures(sc, text, nil)
+	k, b := s.p.NumPerm, s.p.Bands
+	out := SignedBatch{Bands: make([]uint64, 0, text.Len()*b)}
 	keptSigs := sigs[:0]
-	idCol := idColumn(rec, x.p.IDField)
+	idCol := idColumn(rec, s.p.IDField)
 	for i := 0; i < text.Len(); i++ {
 		sig := sigs[i*k : (i+1)*k]
 		if text.IsNull(i) || sig[0] == minhash.Empty && sig[k-1] == minhash.Empty {
 			continue // no words: nothing to compare, the row is kept
 		}
-		bands = x.hasher.BandHashes(sig, bands)
+		out.Bands = s.hasher.BandHashes(sig, out.Bands)
 		keptSigs = append(keptSigs, sig...) // in place: never ahead of sig
-		pos = append(pos, position(ctx, i))
-		lens = append(lens, uint32(min(len(text.Value(i)), 1<<32-1)))
-		ids = append(ids, rowID(ctx, idCol, i))
+		out.Pos = append(out.Pos, position(ctx, i))
+		out.Lens = append(out.Lens, uint32(min(len(text.Value(i)), 1<<32-1)))
+		out.IDs = append(out.IDs, rowID(ctx, idCol, i))
 	}
-	if err := x.spill.add(pos, ids, keptSigs); err != nil {
+	out.Sigs = keptSigs
+	if err := s.sink.AddSigned(ctx, out); err != nil {
 		return pipeline.Result{}, err
 	}
-	x.mu.Lock()
-	x.pos = append(x.pos, pos...)
-	x.lens = append(x.lens, lens...)
-	x.bands = append(x.bands, bands...)
-	x.mu.Unlock()
 	rec.Retain()
 	return pipeline.Result{Kept: rec}, nil
+}
+
+// AddSigned spills the batch's ids and signatures and keeps its
+// positions, lengths and band hashes.
+func (x *MinHashIndex) AddSigned(_ context.Context, b SignedBatch) error {
+	if err := x.spill.add(b.Pos, b.IDs, b.Sigs); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.pos = append(x.pos, b.Pos...)
+	x.lens = append(x.lens, b.Lens...)
+	x.bands = append(x.bands, b.Bands...)
+	x.mu.Unlock()
+	return nil
 }
 
 func idColumn(rec arrow.RecordBatch, field string) *array.String {
@@ -182,46 +220,16 @@ func (x *MinHashIndex) Candidates() [][2]int32 {
 	x.pos, x.lens, x.bands = pos, lens, bands
 	order = nil
 
-	type entry struct {
-		h   uint64
-		doc int32
-	}
-	entries := make([]entry, n)
+	entries := make([]BucketEntry, n)
 	var pairs [][2]int32
 	for band := 0; band < b; band++ {
 		for i := range entries {
-			entries[i] = entry{bands[i*b+band], int32(i)}
+			entries[i] = BucketEntry{bands[i*b+band], int32(i)}
 		}
-		slices.SortFunc(entries, func(p, q entry) int {
-			if c := cmp.Compare(p.h, q.h); c != 0 {
-				return c
-			}
-			return cmp.Compare(p.doc, q.doc)
-		})
-		for start := 0; start < n; {
-			end := start + 1
-			for end < n && entries[end].h == entries[start].h {
-				end++
-			}
-			// Each document links to the first of its bucket and to the one
-			// before it: union-find joins the bucket without k² pairs.
-			for j := start + 1; j < end; j++ {
-				pairs = append(pairs, [2]int32{entries[start].doc, entries[j].doc})
-				if j > start+1 {
-					pairs = append(pairs, [2]int32{entries[j-1].doc, entries[j].doc})
-				}
-			}
-			start = end
-		}
+		pairs = BucketPairs(entries, pairs)
 	}
 	entries = nil
-	slices.SortFunc(pairs, func(p, q [2]int32) int {
-		if c := cmp.Compare(p[0], q[0]); c != 0 {
-			return c
-		}
-		return cmp.Compare(p[1], q[1])
-	})
-	pairs = slices.Compact(pairs)
+	pairs = SortPairs(pairs)
 	x.Pairs = len(pairs)
 	x.needed = map[uint64]int32{}
 	for _, p := range pairs {
@@ -229,6 +237,67 @@ func (x *MinHashIndex) Candidates() [][2]int32 {
 		x.needed[x.pos[p[1]]] = p[1]
 	}
 	return pairs
+}
+
+// BucketEntry is one document's hash in one band.
+type BucketEntry struct {
+	Hash uint64
+	Doc  int32
+}
+
+// BucketPairs appends to pairs the candidate pairs of one band, given
+// each document's hash in it. The entries are sorted (in place) by hash
+// and document, so that colliding documents are neighbours; each document
+// links to the first of its bucket and to the one before it, so
+// union-find joins the bucket without k² pairs.
+func BucketPairs(entries []BucketEntry, pairs [][2]int32) [][2]int32 {
+	slices.SortFunc(entries, func(p, q BucketEntry) int {
+		if c := cmp.Compare(p.Hash, q.Hash); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.Doc, q.Doc)
+	})
+	n := len(entries)
+	for start := 0; start < n; {
+		end := start + 1
+		for end < n && entries[end].Hash == entries[start].Hash {
+			end++
+		}
+		for j := start + 1; j < end; j++ {
+			pairs = append(pairs, [2]int32{entries[start].Doc, entries[j].Doc})
+			if j > start+1 {
+				pairs = append(pairs, [2]int32{entries[j-1].Doc, entries[j].Doc})
+			}
+		}
+		start = end
+	}
+	return pairs
+}
+
+// SortPairs sorts candidate pairs and drops repeats (a pair found in
+// several bands).
+func SortPairs(pairs [][2]int32) [][2]int32 {
+	slices.SortFunc(pairs, func(p, q [2]int32) int {
+		if c := cmp.Compare(p[0], q[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(p[1], q[1])
+	})
+	return slices.Compact(pairs)
+}
+
+// Need sets the documents whose shingle sets the verify pass collects:
+// their positions and the numbers they go by.
+func (x *MinHashIndex) Need(docs map[uint64]int32) { x.needed = docs }
+
+// TakeShingles returns the shingle sets the verify pass collected, by
+// document number, and forgets them.
+func (x *MinHashIndex) TakeShingles() map[int32][]uint32 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	sh := x.shingles
+	x.shingles = nil
+	return sh
 }
 
 // loadSignatures reads the candidates' signatures back from the
@@ -298,7 +367,27 @@ func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, rec a
 // Link verifies the candidate pairs, joins the documents of linked pairs
 // by union-find and picks the document each cluster keeps.
 func (x *MinHashIndex) Link(pairs [][2]int32) {
-	n := len(x.pos)
+	sim := func(a, b int32) float64 {
+		if x.p.Verify == "jaccard" {
+			return minhash.Jaccard(x.shingles[a], x.shingles[b])
+		}
+		return minhash.EstimateJaccard(x.sigs[a], x.sigs[b])
+	}
+	x.rep, x.Linked = LinkPairs(x.p, len(x.pos), pairs, x.lens, sim)
+	x.shingles, x.sigs, x.needed = nil, nil, nil
+	x.size = make([]int32, len(x.rep))
+	for _, r := range x.rep {
+		x.size[r]++
+	}
+}
+
+// LinkPairs verifies the candidate pairs among n documents (numbered in
+// input order), joins the documents of pairs at or above the threshold by
+// union-find and picks the documents each component keeps. It returns,
+// for each document, the kept document of its cluster (itself when it is
+// kept or in no cluster), and the number of pairs that linked. lens are
+// the documents' text lengths, for keep longest.
+func LinkPairs(p MinHashParams, n int, pairs [][2]int32, lens []uint32, sim func(a, b int32) float64) ([]int32, int) {
 	parent := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
@@ -310,18 +399,13 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 		}
 		return a
 	}
-	sim := func(a, b int32) float64 {
-		if x.p.Verify == "jaccard" {
-			return minhash.Jaccard(x.shingles[a], x.shingles[b])
-		}
-		return minhash.EstimateJaccard(x.sigs[a], x.sigs[b])
-	}
-	for _, p := range pairs {
-		if sim(p[0], p[1]) < x.p.Threshold {
+	linked := 0
+	for _, pr := range pairs {
+		if sim(pr[0], pr[1]) < p.Threshold {
 			continue
 		}
-		x.Linked++
-		ra, rb := find(p[0]), find(p[1])
+		linked++
+		ra, rb := find(pr[0]), find(pr[1])
 		if ra != rb {
 			if rb < ra {
 				ra, rb = rb, ra
@@ -341,18 +425,14 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 		}
 	}
 	parent, count = nil, nil
-	x.rep = make([]int32, n)
-	for i := range x.rep {
-		x.rep[i] = int32(i)
+	rep := make([]int32, n)
+	for i := range rep {
+		rep[i] = int32(i)
 	}
 	for _, members := range components {
-		x.keepInComponent(members, sim)
+		keepInComponent(p, members, lens, rep, sim)
 	}
-	x.shingles, x.sigs, x.needed = nil, nil, nil
-	x.size = make([]int32, n)
-	for _, r := range x.rep {
-		x.size[r]++
-	}
+	return rep, linked
 }
 
 // keepInComponent picks the kept documents of one linked component: the
@@ -361,16 +441,16 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 // the next cluster, and so on. So every removed document is a near
 // duplicate of the document kept in its place, not only linked to it
 // through others (A like B and B like C does not make A like C).
-func (x *MinHashIndex) keepInComponent(members []int32, sim func(a, b int32) float64) {
-	if x.p.Keep == "longest" {
-		slices.SortStableFunc(members, func(a, b int32) int { return cmp.Compare(x.lens[b], x.lens[a]) })
+func keepInComponent(p MinHashParams, members []int32, lens []uint32, rep []int32, sim func(a, b int32) float64) {
+	if p.Keep == "longest" {
+		slices.SortStableFunc(members, func(a, b int32) int { return cmp.Compare(lens[b], lens[a]) })
 	}
 	for len(members) > 0 {
 		kept := members[0]
 		var left []int32
 		for _, m := range members[1:] {
-			if sim(kept, m) >= x.p.Threshold {
-				x.rep[m] = kept
+			if sim(kept, m) >= p.Threshold {
+				rep[m] = kept
 			} else {
 				left = append(left, m)
 			}

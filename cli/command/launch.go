@@ -1,0 +1,209 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/scaleout"
+	"github.com/sluice-data/sluice/stages"
+	"github.com/urfave/cli/v2"
+)
+
+// LaunchOptions are the flags of `sluice launch`.
+type LaunchOptions struct {
+	ConvertOptions
+	Executor    string
+	Tasks       int
+	MaxParallel int
+	TasksPerJob int
+	Binary      string
+	Slurm       scaleout.SlurmOptions
+	K8s         scaleout.K8sOptions
+}
+
+func launchCommand(s Streams) *cli.Command {
+	o := &LaunchOptions{}
+	out := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
+		Usage: "output dataset directory, instead of the file's `output`"}
+	flags := withOutput(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), out)
+	flags = append(flags,
+		&cli.StringFlag{Name: "executor", Value: "local", Destination: &o.Executor,
+			Usage: "local (run the tasks here, a process each), slurm (submit one job array per phase, chained afterok) or k8s (write Indexed Job manifests to apply)"},
+		&cli.IntFlag{Name: "tasks", Aliases: []string{"n"}, Value: 1, Destination: &o.Tasks,
+			Usage: "shards of the input (consecutive sorted files, balanced by bytes) and tasks per reduce phase"},
+		&cli.IntFlag{Name: "max-parallel", Destination: &o.MaxParallel,
+			Usage: "tasks running at once: local default the CPU count; slurm the array's % throttle; k8s the Jobs' parallelism"},
+		&cli.IntFlag{Name: "tasks-per-job", Value: 1, Destination: &o.TasksPerJob,
+			Usage: "slurm: tasks each array element runs in turn, so that many tasks fit the cluster's MaxArraySize"},
+		&cli.StringFlag{Name: "slurm-partition", Destination: &o.Slurm.Partition, Usage: "slurm: sbatch --partition"},
+		&cli.IntFlag{Name: "slurm-cpus-per-task", Destination: &o.Slurm.CPUsPerTask, Usage: "slurm: sbatch --cpus-per-task (also give --workers the same number)"},
+		&cli.StringFlag{Name: "slurm-mem", Destination: &o.Slurm.Mem, Usage: "slurm: sbatch --mem, e.g. 8G"},
+		&cli.StringFlag{Name: "slurm-time", Destination: &o.Slurm.Time, Usage: "slurm: sbatch --time, e.g. 2:00:00"},
+		&cli.StringFlag{Name: "k8s-image", Destination: &o.K8s.Image, Usage: "k8s: the container image holding the sluice binary"},
+		&cli.StringFlag{Name: "k8s-namespace", Destination: &o.K8s.Namespace, Usage: "k8s: the Jobs' namespace"},
+		&cli.StringFlag{Name: "k8s-claim", Destination: &o.K8s.Claim,
+			Usage: "k8s: a PersistentVolumeClaim mounted at this directory in every pod, so paths match"},
+		&cli.StringFlag{Name: "k8s-cpu", Destination: &o.K8s.CPU, Usage: "k8s: CPU request per pod"},
+		&cli.StringFlag{Name: "k8s-mem", Destination: &o.K8s.Mem, Usage: "k8s: memory request and limit per pod"},
+		&cli.StringFlag{Name: "sluice-binary", Destination: &o.Binary,
+			Usage: "the sluice binary the tasks run (default: this one); give the path it has on the compute nodes"},
+	)
+	return &cli.Command{
+		Name:      "launch",
+		Usage:     "run a pipeline file as array tasks: here, on Slurm, or on Kubernetes; resumable",
+		ArgsUsage: "PIPELINE.yaml",
+		Description: "The pipeline compiles to phases written to OUT/_plan.json: dedup_exact and dedup_minhash become\n" +
+			"map and reduce phases over Parquet intermediates in OUT/_work, then every shard writes its rows\n" +
+			"(data/part-<shard>-<n>.parquet, removed/, quarantine-<shard>.jsonl, manifest-<shard>.json) and a\n" +
+			"merge writes manifest.json. The rows kept and removed are those of `sluice run` whatever --tasks.\n" +
+			"Launching again over the same output runs only the tasks that are not done; `sluice status OUT`\n" +
+			"shows progress. dedup_lines is not supported here yet.",
+		Flags: flags,
+		Action: action(func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("launch takes one pipeline file, got %d arguments", c.NArg())
+			}
+			return runLaunch(c.Context, o, c.Args().First(), os.Args, s)
+		}),
+	}
+}
+
+func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, command []string, s Streams) error {
+	switch o.Executor {
+	case "local", "slurm", "k8s":
+	default:
+		return usagef("--executor must be local, slurm or k8s, not %q", o.Executor)
+	}
+	if o.Tasks < 1 {
+		return usagef("--tasks must be at least 1")
+	}
+	data, err := os.ReadFile(pipelineFile)
+	if err != nil {
+		return usageError{err}
+	}
+	file, err := stages.ParseFile(pipelineFile, data)
+	if err != nil {
+		return usageError{err}
+	}
+	o.TextField = file.TextField
+	if o.Output == "" {
+		o.Output = file.Output
+	}
+	if file.Workers > 0 {
+		o.Workers = file.Workers
+	}
+	o.Overwrite = o.Overwrite || file.Overwrite
+	if o.Output == "" {
+		return usagef("no output: give -o OUT (or `output:` in the pipeline file)")
+	}
+	if dataset.ParseTarget(o.Output).Kind != dataset.Directory {
+		return usagef("launch writes a dataset directory, not one file: %s", o.Output)
+	}
+	cfg, err := o.pipelineConfig(file.Input)
+	if err != nil {
+		return err
+	}
+	plan, err := scaleout.NewPlan(ctx, pipelineFile, data, cfg, o.Output, o.Tasks)
+	if err != nil {
+		return err
+	}
+	plan.Version, plan.Command = Version, command
+	if plan.Binary = o.Binary; plan.Binary == "" {
+		if plan.Binary, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	planPath, err := filepath.Abs(filepath.Join(o.Output, scaleout.PlanFile))
+	if err != nil {
+		return err
+	}
+	if err := preparePlanDir(plan, planPath, o.Overwrite); err != nil {
+		return err
+	}
+	if err := plan.WritePlan(planPath); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "plan: %s (%d shards, %d phases)\n", planPath, len(plan.Shards), len(plan.Phases))
+	switch o.Executor {
+	case "local":
+		parallel := o.MaxParallel
+		if parallel <= 0 {
+			parallel = runtime.NumCPU()
+		}
+		if err := scaleout.RunLocal(ctx, plan, planPath, parallel, s.Out); err != nil {
+			return err
+		}
+		return printLaunched(s, o.Output)
+	case "slurm":
+		so := o.Slurm
+		so.MaxParallel, so.TasksPerJob = o.MaxParallel, o.TasksPerJob
+		if _, err := scaleout.SubmitSlurm(ctx, plan, planPath, so, s.Out); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.Out, "submitted; follow with: sluice status %s\n", o.Output)
+	case "k8s":
+		ko := o.K8s
+		ko.Parallelism = o.MaxParallel
+		paths, err := scaleout.K8sManifests(plan, planPath, ko)
+		if err != nil {
+			return usageError{err}
+		}
+		for _, p := range paths {
+			fmt.Fprintf(s.Out, "wrote %s\n", p)
+		}
+		fmt.Fprintf(s.Out, "apply them in order with: sh %s; follow with: sluice status %s\n", paths[len(paths)-1], o.Output)
+	}
+	return nil
+}
+
+// preparePlanDir lets a launch resume an output that holds the same plan,
+// starts over with --overwrite, and refuses anything else.
+func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error {
+	dir := filepath.Dir(planPath)
+	old, err := scaleout.ReadPlan(planPath)
+	switch {
+	case err == nil && !overwrite:
+		if !samePlan(old, plan) {
+			return fmt.Errorf("%s: holds a different plan (other inputs, pipeline, settings or --tasks); use --overwrite to start over", dir)
+		}
+		return nil
+	case err == nil || (overwrite && errors.Is(err, os.ErrNotExist)):
+		return dataset.Target{Path: dir, Kind: dataset.Directory}.Prepare(overwrite)
+	case errors.Is(err, os.ErrNotExist):
+		return dataset.Target{Path: dir, Kind: dataset.Directory}.Prepare(false)
+	default:
+		return err
+	}
+}
+
+// samePlan reports whether two plans would do the same work.
+func samePlan(a, b *scaleout.Plan) bool {
+	key := func(p *scaleout.Plan) []byte {
+		c := *p
+		c.Command, c.Binary, c.Version = nil, "", ""
+		j, _ := json.Marshal(c)
+		return j
+	}
+	return bytes.Equal(key(a), key(b))
+}
+
+func printLaunched(s Streams, out string) error {
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		return err
+	}
+	var m dataset.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	printSummary(s.Out, dataset.ParseTarget(out), &m)
+	printStageCounts(s.Out, &m)
+	return nil
+}

@@ -1,0 +1,347 @@
+package command
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// TestMain removes the sluice binary the launch tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryPath != "" {
+		os.RemoveAll(filepath.Dir(binaryPath))
+	}
+	os.Exit(code)
+}
+
+// sluiceBinary builds the sluice command once, for the tasks the
+// executors start as processes.
+func sluiceBinary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sluice-bin-")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "sluice")
+		out, err := exec.Command("go", "build", "-o", binaryPath, "github.com/sluice-data/sluice").CombinedOutput()
+		if err != nil {
+			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+var corpusWords = strings.Fields("the of and to in a is that for it as was with be by on not he this are or his from at which " +
+	"but have an they you were her she there one all we their river stone cloud forest market window garden silver " +
+	"copper ocean mountain valley bridge tower lantern harbor meadow orchard canyon glacier")
+
+// dupCorpus writes files JSONL files of perFile rows each: fresh texts,
+// exact copies and near copies (one word changed) of earlier texts, in
+// this file or an earlier one, and short texts the quality stage drops.
+// Even files have an id column, odd ones do not (their rows are named
+// <file>:<line>); file 3 has a line that is not JSON.
+func dupCorpus(t *testing.T, dir string, files, perFile int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 11))
+	var docs []string
+	in := filepath.Join(dir, "in")
+	os.MkdirAll(in, 0o755)
+	for f := 0; f < files; f++ {
+		var b bytes.Buffer
+		for j := 0; j < perFile; j++ {
+			var text string
+			switch r := rng.Float64(); {
+			case len(docs) > 0 && r < 0.1:
+				text = docs[rng.IntN(len(docs))]
+			case len(docs) > 0 && r < 0.2:
+				w := strings.Fields(docs[rng.IntN(len(docs))])
+				w[rng.IntN(len(w))] = corpusWords[rng.IntN(len(corpusWords))]
+				text = strings.Join(w, " ")
+			case r < 0.23:
+				text = "too short"
+			default:
+				w := make([]string, 20+rng.IntN(40))
+				for k := range w {
+					w[k] = corpusWords[rng.IntN(len(corpusWords))]
+				}
+				text = strings.Join(w, " ") + "."
+			}
+			docs = append(docs, text)
+			if f == 3 && j == 5 {
+				b.WriteString("{not json\n")
+				continue
+			}
+			row := map[string]string{"text": text}
+			if f%2 == 0 {
+				row["id"] = fmt.Sprintf("d%d-%d", f, j)
+			}
+			line, _ := json.Marshal(row)
+			b.Write(append(line, '\n'))
+		}
+		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d.jsonl", f)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in
+}
+
+// dedupPipeline writes a pipeline file: a quality stage, exact and
+// MinHash dedup.
+func dedupPipeline(t *testing.T, dir, in string) string {
+	t.Helper()
+	path := filepath.Join(dir, "pipeline.yaml")
+	text := fmt.Sprintf("input: [%q]\nstages:\n  - gopher_quality: {min_word_count: 5}\n  - dedup_exact: {}\n"+
+		"  - dedup_minhash: {threshold: 0.7, num_perm: 64, bands: 16, ngram: 3}\n", in)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// datasetRows are what a dataset holds, in order: kept rows, removed rows
+// (with _stage, _reason, _dup_of, _cluster), quarantined lines, and the
+// manifest's counts and stage reports.
+type datasetRows struct {
+	Kept, Removed []map[string]any
+	Quarantine    []string
+	Counts        any
+	Stages        []map[string]any
+}
+
+func readDataset(t *testing.T, out string) datasetRows {
+	t.Helper()
+	d := datasetRows{Kept: rowsOf(t, filepath.Join(out, "data")), Removed: rowsOf(t, filepath.Join(out, "removed"))}
+	qs, _ := filepath.Glob(filepath.Join(out, "quarantine*.jsonl"))
+	slices.Sort(qs)
+	for _, q := range qs {
+		b, _ := os.ReadFile(q)
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if line != "" {
+				d.Quarantine = append(d.Quarantine, line)
+			}
+		}
+	}
+	m := readManifest(t, filepath.Join(out, "manifest.json"))
+	d.Counts = m["counts"]
+	for _, st := range m["stages"].([]any) {
+		s := st.(map[string]any)
+		delete(s, "seconds")
+		d.Stages = append(d.Stages, s)
+	}
+	return d
+}
+
+// canonical returns the rows as JSON, sorted.
+func canonical(rows []map[string]any) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		b, _ := json.Marshal(r)
+		out[i] = string(b)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func compareDatasets(t *testing.T, what string, got, want datasetRows) {
+	t.Helper()
+	if len(got.Kept) != len(want.Kept) || len(got.Removed) != len(want.Removed) {
+		t.Fatalf("%s: %d kept, %d removed; one process: %d kept, %d removed", what, len(got.Kept), len(got.Removed), len(want.Kept), len(want.Removed))
+	}
+	for i := range want.Kept {
+		if !reflect.DeepEqual(got.Kept[i], want.Kept[i]) {
+			t.Fatalf("%s: kept row %d is %v, one process has %v", what, i, got.Kept[i], want.Kept[i])
+		}
+	}
+	// removed/ holds each batch's rows stage by stage, so its order
+	// depends on where batches start (a shard starts a batch); the rows,
+	// reasons, _dup_of and _cluster do not.
+	g, w := canonical(got.Removed), canonical(want.Removed)
+	for i := range w {
+		if g[i] != w[i] {
+			t.Fatalf("%s: removed row %d is %s, one process has %s", what, i, g[i], w[i])
+		}
+	}
+	if !reflect.DeepEqual(got.Quarantine, want.Quarantine) {
+		t.Errorf("%s: quarantine %v, one process %v", what, got.Quarantine, want.Quarantine)
+	}
+	if !reflect.DeepEqual(got.Counts, want.Counts) {
+		t.Errorf("%s: counts %v, one process %v", what, got.Counts, want.Counts)
+	}
+	if !reflect.DeepEqual(got.Stages, want.Stages) {
+		g, _ := json.Marshal(got.Stages)
+		w, _ := json.Marshal(want.Stages)
+		t.Errorf("%s: stages\n%s\none process\n%s", what, g, w)
+	}
+}
+
+func TestLaunchGivesTheRowsOfOneProcessWhateverTheTasks(t *testing.T) {
+	bin := sluiceBinary(t)
+	dir := t.TempDir()
+	in := dupCorpus(t, dir, 12, 200)
+	pipe := dedupPipeline(t, dir, in)
+	single := filepath.Join(dir, "single")
+	runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "64")
+	want := readDataset(t, single)
+
+	// The corpus must show what is tested: both dedups remove rows, some
+	// near duplicates across files, and rows named by their line.
+	reasons := map[string]int{}
+	named := 0
+	for _, r := range want.Removed {
+		reasons[r["_reason"].(string)]++
+		if r["_reason"] == "near_dup" && r["_cluster"] == nil {
+			t.Fatalf("near duplicate without a cluster: %v", r)
+		}
+		if id, _ := r["_dup_of"].(string); strings.Contains(id, ".jsonl:") {
+			named++
+		}
+	}
+	if reasons["exact_dup"] < 50 || reasons["near_dup"] < 50 || named == 0 || len(want.Quarantine) != 1 {
+		t.Fatalf("corpus too tame: removed by reason %v, %d named by line, quarantine %v", reasons, named, want.Quarantine)
+	}
+
+	for _, tasks := range []int{1, 7} {
+		out := filepath.Join(dir, fmt.Sprintf("tasks-%d", tasks))
+		stdout, _ := runMain(t, "launch", pipe, "-o", out, "--tasks", fmt.Sprint(tasks), "--sluice-binary", bin,
+			"--no-progress", "--batch-rows", "64", "--max-parallel", "3")
+		if !strings.Contains(stdout, "merge") {
+			t.Fatalf("launch output names no phases:\n%s", stdout)
+		}
+		got := readDataset(t, out)
+		compareDatasets(t, fmt.Sprintf("--tasks %d", tasks), got, want)
+		parts, _ := filepath.Glob(filepath.Join(out, "data", "part-*-*.parquet"))
+		if shards := min(tasks, 12); len(parts) != shards {
+			t.Errorf("--tasks %d: %d data parts, want one a shard (%d)", tasks, len(parts), shards)
+		}
+		// A second launch finds every task done and does nothing.
+		stdout, _ = runMain(t, "launch", pipe, "-o", out, "--tasks", fmt.Sprint(tasks), "--sluice-binary", bin,
+			"--no-progress", "--batch-rows", "64")
+		if strings.Contains(stdout, "run now") {
+			t.Errorf("--tasks %d: a second launch ran tasks again:\n%s", tasks, stdout)
+		}
+	}
+
+	// Another number of tasks over the same output is another plan.
+	var o, e bytes.Buffer
+	code := Main([]string{"sluice", "launch", pipe, "-o", filepath.Join(dir, "tasks-7"), "--tasks", "3", "--sluice-binary", bin, "--no-progress"}, nil, &o, &e)
+	if code != 1 || !strings.Contains(e.String(), "different plan") {
+		t.Errorf("relaunch with other --tasks: exit %d, %s", code, e.String())
+	}
+}
+
+// strayFiles lists the temporary files under dir.
+func strayFiles(dir string) []string {
+	var found []string
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && strings.Contains(info.Name(), ".tmp-") {
+			found = append(found, path)
+		}
+		return nil
+	})
+	return found
+}
+
+func TestLaunchResumesAfterATaskIsKilledMidWrite(t *testing.T) {
+	bin := sluiceBinary(t)
+	dir := t.TempDir()
+	in := dupCorpus(t, dir, 8, 4000)
+	pipe := dedupPipeline(t, dir, in)
+	args := func(out string) []string {
+		return []string{"launch", pipe, "-o", out, "--tasks", "4", "--no-progress", "--batch-rows", "100",
+			"--max-file-rows", "500", "--workers", "1", "--max-parallel", "2"}
+	}
+	whole := filepath.Join(dir, "whole")
+	if out, err := exec.Command(bin, args(whole)...).CombinedOutput(); err != nil {
+		t.Fatalf("uninterrupted launch: %v\n%s", err, out)
+	}
+
+	out := filepath.Join(dir, "killed")
+	launch := exec.Command(bin, args(out)...)
+	var log bytes.Buffer
+	launch.Stdout, launch.Stderr = &log, &log
+	if err := launch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for a write task to have a part file half written, and kill it.
+	killed := -1
+	deadline := time.Now().Add(2 * time.Minute)
+	for killed < 0 && time.Now().Before(deadline) {
+		for s := 0; s < 4 && killed < 0; s++ {
+			b, err := os.ReadFile(filepath.Join(out, "_work", "markers", fmt.Sprintf("write-%05d.running", s)))
+			if err != nil || len(strayFiles(filepath.Join(out, "_work", "write", fmt.Sprintf("%05d", s)))) == 0 {
+				continue
+			}
+			var m struct{ PID int }
+			if json.Unmarshal(b, &m) == nil && m.PID > 0 && syscall.Kill(m.PID, syscall.SIGKILL) == nil {
+				killed = s
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	err := launch.Wait()
+	if killed < 0 {
+		t.Fatalf("no write task was caught mid-write; launch: %v\n%s", err, log.String())
+	}
+	if err == nil {
+		t.Fatalf("launch succeeded although write task %d was killed:\n%s", killed, log.String())
+	}
+	if len(strayFiles(out)) == 0 {
+		t.Fatalf("the killed task left no partial file: the test did not kill it mid-write")
+	}
+	var st, e bytes.Buffer
+	Main([]string{"sluice", "status", out}, nil, &st, &e)
+	if !strings.Contains(st.String(), fmt.Sprintf("task %d interrupted", killed)) {
+		t.Errorf("status does not show the killed task:\n%s", st.String())
+	}
+
+	if res, err := exec.Command(bin, args(out)...).CombinedOutput(); err != nil {
+		t.Fatalf("launch after the kill: %v\n%s", err, res)
+	}
+	if stray := strayFiles(out); len(stray) > 0 {
+		t.Errorf("partial files left after the resumed launch: %v", stray)
+	}
+	compareDatasets(t, "resumed", readDataset(t, out), readDataset(t, whole))
+	// The files are the same, byte for byte, and nothing else is there.
+	hashes := func(root string) map[string]string {
+		m := readManifest(t, filepath.Join(root, "manifest.json"))
+		got := map[string]string{}
+		for _, key := range []string{"outputs", "removed_outputs"} {
+			for _, o := range m[key].([]any) {
+				f := o.(map[string]any)
+				rel, _ := filepath.Rel(root, f["path"].(string))
+				got[rel] = f["xxhash64"].(string)
+			}
+		}
+		files, _ := filepath.Glob(filepath.Join(root, "*", "part-*.parquet"))
+		if len(files) != len(got) {
+			t.Errorf("%s: %d part files, the manifest lists %d", root, len(files), len(got))
+		}
+		return got
+	}
+	if a, b := hashes(out), hashes(whole); !reflect.DeepEqual(a, b) {
+		t.Errorf("resumed output files %v differ from the uninterrupted run's %v", a, b)
+	}
+}

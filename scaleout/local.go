@@ -1,0 +1,106 @@
+package scaleout
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// RunLocal runs the plan's phases on this machine, each phase's missing
+// tasks as `sluice task` processes, at most parallel at a time; a phase
+// starts when the one before it is complete. Tasks already done are not
+// run again. Each task's output goes to OUT/_logs/<phase>-<index>.log.
+func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progress io.Writer) error {
+	parallel = max(parallel, 1)
+	for _, ph := range p.Phases {
+		var todo []int
+		for i := 0; i < ph.Tasks; i++ {
+			if !p.isDone(ph, i) {
+				todo = append(todo, i)
+			}
+		}
+		if len(todo) == 0 {
+			fmt.Fprintf(progress, "%-24s %d tasks already done\n", ph.Name, ph.Tasks)
+			continue
+		}
+		var mu sync.Mutex
+		var failures []string
+		var peak int64 // largest task's peak resident memory, bytes
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < min(parallel, len(todo)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					rss, err := p.runLocalTask(ctx, planPath, ph, i)
+					mu.Lock()
+					if err != nil {
+						failures = append(failures, err.Error())
+					}
+					peak = max(peak, rss)
+					mu.Unlock()
+				}
+			}()
+		}
+		for _, i := range todo {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		if len(failures) > 0 {
+			return fmt.Errorf("phase %s: %d of %d tasks failed: %s", ph.Name, len(failures), len(todo), strings.Join(failures, "; "))
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fmt.Fprintf(progress, "%-24s %d tasks done (%d run now; peak RSS of a task %.1f MiB)\n", ph.Name, ph.Tasks, len(todo), float64(peak)/(1<<20))
+	}
+	return nil
+}
+
+func (p *Plan) logPath(ph Phase, i int, suffix string) string {
+	return p.absPath("_logs", fmt.Sprintf("%s-%05d%s.log", ph.Name, i, suffix))
+}
+
+// absPath is path made absolute against the plan's directory.
+func (p *Plan) absPath(elem ...string) string {
+	path := p.path(elem...)
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(p.Dir, path)
+}
+
+// runLocalTask runs one task and returns its peak resident memory.
+func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i int) (int64, error) {
+	log := p.logPath(ph, i, "")
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.Create(log)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, p.Binary, "task", planPath, "--phase", ph.Name, "--index", strconv.Itoa(i), "--log", log)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = p.Dir, f, f
+	err = cmd.Run()
+	var rss int64
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = ru.Maxrss << 10 // kilobytes on Linux
+		}
+	}
+	if err != nil {
+		return rss, fmt.Errorf("task %d: %v (log %s)", i, err, log)
+	}
+	return rss, nil
+}

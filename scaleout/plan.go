@@ -1,0 +1,280 @@
+package scaleout
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/pqio"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/schema"
+	"github.com/sluice-data/sluice/stages"
+)
+
+// PlanFile is the plan's name inside the output directory.
+const PlanFile = "_plan.json"
+
+// Plan is a pipeline compiled to phases of tasks. It is written once by
+// launch and read by every task.
+type Plan struct {
+	Version string `json:"version"`
+	// Dir is the directory launch ran in: tasks run there, so that paths
+	// in the pipeline file mean what they meant to launch.
+	Dir string `json:"dir"`
+	// Out is the output directory, as given (relative to Dir or absolute).
+	Out      string   `json:"out"`
+	Binary   string   `json:"binary"`   // the sluice binary the tasks run
+	Command  []string `json:"command"`  // the launch command line, for the manifest
+	Pipeline string   `json:"pipeline"` // the pipeline file's text
+	// PipelineName names the pipeline file in error messages.
+	PipelineName string       `json:"pipeline_name"`
+	Settings     Settings     `json:"settings"`
+	Inputs       []input.File `json:"inputs"`
+	// Shards are the shards' input ranges: shard i reads
+	// Inputs[Shards[i][0]:Shards[i][1]].
+	Shards [][2]int `json:"shards"`
+	Phases []Phase  `json:"phases"`
+}
+
+// Phase is one array of tasks; a phase starts when the one before it is
+// complete.
+type Phase struct {
+	Name  string `json:"name"`
+	Kind  Kind   `json:"kind"`
+	Stage int    `json:"stage"` // the pipeline stage a global stage's phase belongs to; -1 otherwise
+	Tasks int    `json:"tasks"`
+}
+
+// Kind is what a phase's tasks do.
+type Kind string
+
+// The phase kinds.
+const (
+	ExactMap        Kind = "exact-map"
+	ExactReduce     Kind = "exact-reduce"
+	MinHashSign     Kind = "minhash-sign"
+	MinHashBucket   Kind = "minhash-bucket"
+	MinHashFeatures Kind = "minhash-features"
+	MinHashLink     Kind = "minhash-link"
+	Write           Kind = "write"
+	Merge           Kind = "merge"
+)
+
+// Settings are how tasks read and write: the effective pipeline.Config
+// less the inputs, target and stages.
+type Settings struct {
+	Workers    int    `json:"workers"`
+	BatchRows  int    `json:"batch_rows"`
+	BatchBytes int    `json:"batch_bytes"`
+	InferRows  int    `json:"infer_rows"`
+	SchemaFile string `json:"schema_file,omitempty"`
+	// Schema is the JSONL inputs' schema, inferred at launch; SchemaExtra
+	// tells whether rows keep members outside it in an _extra column (the
+	// inference saw only part of the input).
+	Schema       string   `json:"schema,omitempty"`
+	SchemaExtra  bool     `json:"schema_extra,omitempty"`
+	Strict       bool     `json:"strict"`
+	RepairUTF8   bool     `json:"repair_utf8"`
+	MaxDepth     int      `json:"max_depth"`
+	MaxLineBytes int      `json:"max_line_bytes"`
+	TextField    string   `json:"text_field"`
+	WARCTypes    []string `json:"warc_types,omitempty"`
+	MaxFileRows  int64    `json:"max_file_rows"`
+	MaxFileBytes int64    `json:"max_file_bytes"`
+	Compression  string   `json:"compression"`
+	Level        int      `json:"compression_level,omitempty"`
+	NoDictionary []string `json:"no_dictionary,omitempty"`
+	PageBytes    int64    `json:"page_bytes,omitempty"`
+}
+
+// SettingsOf takes the settings of cfg.
+func SettingsOf(cfg pipeline.Config) Settings {
+	return Settings{Workers: cfg.Workers, BatchRows: cfg.BatchRows, BatchBytes: cfg.BatchBytes, InferRows: cfg.InferRows,
+		SchemaFile: cfg.SchemaFile, Strict: cfg.Strict, RepairUTF8: cfg.RepairUTF8, MaxDepth: cfg.MaxDepth,
+		MaxLineBytes: cfg.MaxLineBytes, TextField: cfg.TextField, WARCTypes: cfg.WARCTypes,
+		MaxFileRows: cfg.Output.MaxFileRows, MaxFileBytes: cfg.Output.MaxFileBytes,
+		Compression: cfg.Output.Parquet.Codec.String(), Level: cfg.Output.Parquet.Level,
+		NoDictionary: cfg.Output.Parquet.NoDictionary, PageBytes: cfg.Output.Parquet.PageBytes}
+}
+
+// config returns the pipeline configuration of the settings over inputs.
+func (s Settings) config(inputs []input.File) (pipeline.Config, error) {
+	codec, err := pqio.ParseCodec(s.Compression)
+	if err != nil {
+		return pipeline.Config{}, err
+	}
+	cfg := pipeline.Config{Inputs: inputs, Overwrite: true, Workers: s.Workers, BatchRows: s.BatchRows,
+		BatchBytes: s.BatchBytes, InferRows: s.InferRows, SchemaFile: s.SchemaFile, Strict: s.Strict,
+		RepairUTF8: s.RepairUTF8, MaxDepth: s.MaxDepth, MaxLineBytes: s.MaxLineBytes, TextField: s.TextField,
+		WARCTypes: s.WARCTypes,
+		Output: dataset.Options{MaxFileRows: s.MaxFileRows, MaxFileBytes: s.MaxFileBytes,
+			Parquet: pqio.Options{Codec: codec, Level: s.Level, NoDictionary: s.NoDictionary, PageBytes: s.PageBytes}}}
+	if s.Schema != "" {
+		if cfg.Schema, err = schema.Parse([]byte(s.Schema)); err != nil {
+			return cfg, err
+		}
+		// Inferred from every row (no _extra): no row needs _extra.
+		cfg.Strict = cfg.Strict || !s.SchemaExtra
+	} else if s.SchemaFile != "" {
+		data, err := os.ReadFile(s.SchemaFile)
+		if err != nil {
+			return cfg, err
+		}
+		if cfg.Schema, err = schema.Parse(data); err != nil {
+			return cfg, fmt.Errorf("%s: %w", s.SchemaFile, err)
+		}
+	}
+	return cfg, nil
+}
+
+// NewPlan compiles a pipeline file (its name and text) over the inputs
+// into phases of at most tasks tasks each. cfg carries the read and write
+// settings; its Inputs are the sorted input files.
+func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg pipeline.Config, out string, tasks int) (*Plan, error) {
+	if tasks < 1 {
+		return nil, fmt.Errorf("tasks must be at least 1")
+	}
+	file, err := stages.ParseFile(pipelineName, pipelineText)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range cfg.Inputs {
+		if f.Format != input.JSONL && f.Format != input.Parquet {
+			return nil, fmt.Errorf("%s: launch splits JSONL and Parquet inputs; convert %s inputs first", f.Label(), f.Format)
+		}
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Dir: dir, Out: filepath.Clean(out), Pipeline: string(pipelineText), PipelineName: pipelineName,
+		Settings: SettingsOf(cfg), Inputs: cfg.Inputs, Shards: Split(cfg.Inputs, tasks)}
+	if cfg.Schema == nil && len(cfg.Inputs) > 0 && cfg.Inputs[0].Format == input.JSONL {
+		if err := p.Settings.inferSchema(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	shards := len(p.Shards)
+	for i, spec := range file.Stages {
+		// Build checks the stage's parameters now, not in a task later.
+		st, err := stages.Build(spec, stages.Common{TextField: file.TextField, Annotate: file.Annotate, Profile: file.Profile})
+		if err != nil {
+			return nil, err
+		}
+		st.Close()
+		prefix := fmt.Sprintf("s%d-", i)
+		switch st.(type) {
+		case *stages.ExactDedup:
+			p.Phases = append(p.Phases,
+				Phase{Name: prefix + string(ExactMap), Kind: ExactMap, Stage: i, Tasks: shards},
+				Phase{Name: prefix + string(ExactReduce), Kind: ExactReduce, Stage: i, Tasks: tasks})
+		case *stages.GlobalMinHash:
+			bands := st.(*stages.GlobalMinHash).Index().Params().Bands
+			p.Phases = append(p.Phases,
+				Phase{Name: prefix + string(MinHashSign), Kind: MinHashSign, Stage: i, Tasks: shards},
+				Phase{Name: prefix + string(MinHashBucket), Kind: MinHashBucket, Stage: i, Tasks: min(tasks, bands)},
+				Phase{Name: prefix + string(MinHashFeatures), Kind: MinHashFeatures, Stage: i, Tasks: shards},
+				Phase{Name: prefix + string(MinHashLink), Kind: MinHashLink, Stage: i, Tasks: 1})
+		case stages.Global:
+			return nil, fmt.Errorf("%s: stage %s cannot run as sharded tasks yet; run it with `sluice run`", spec.Where, spec.Name)
+		}
+	}
+	p.Phases = append(p.Phases, Phase{Name: string(Write), Kind: Write, Stage: -1, Tasks: shards},
+		Phase{Name: string(Merge), Kind: Merge, Stage: -1, Tasks: 1})
+	return p, nil
+}
+
+// Split divides the sorted inputs into at most n shards of consecutive
+// files, balanced by bytes: shard i takes the files that start in the
+// i-th n-th of the total size. The split depends only on the files and
+// their sizes, so every task of every rerun sees the same shards.
+func Split(files []input.File, n int) [][2]int {
+	var total int64
+	for _, f := range files {
+		total += max(f.Size, 1)
+	}
+	n = max(1, min(n, len(files)))
+	shards := make([][2]int, n)
+	var start int64
+	f := 0
+	for i := range shards {
+		shards[i][0] = f
+		end := total * int64(i+1) / int64(n)
+		for f < len(files) && (start < end || f == shards[i][0]) && len(files)-f > n-1-i {
+			start += max(files[f].Size, 1)
+			f++
+		}
+		shards[i][1] = f
+	}
+	shards[n-1][1] = len(files)
+	return shards
+}
+
+// WritePlan writes the plan to OUT/_plan.json.
+func (p *Plan) WritePlan(path string) error {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// ReadPlan reads a plan written by WritePlan.
+func ReadPlan(path string) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{}
+	if err := json.Unmarshal(b, p); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(p.Shards) == 0 || len(p.Phases) == 0 {
+		return nil, fmt.Errorf("%s: not a sluice plan (no shards or phases)", path)
+	}
+	return p, nil
+}
+
+// Phase returns the phase named name.
+func (p *Plan) Phase(name string) (Phase, error) {
+	for _, ph := range p.Phases {
+		if ph.Name == name {
+			return ph, nil
+		}
+	}
+	names := make([]string, len(p.Phases))
+	for i, ph := range p.Phases {
+		names[i] = ph.Name
+	}
+	return Phase{}, fmt.Errorf("plan has no phase %q (phases: %v)", name, names)
+}
+
+// phaseOf returns the phase of kind k for the global stage at index stage.
+func (p *Plan) phaseOf(k Kind, stage int) Phase {
+	for _, ph := range p.Phases {
+		if ph.Kind == k && ph.Stage == stage {
+			return ph
+		}
+	}
+	panic(fmt.Sprintf("scaleout: plan has no %s phase for stage %d", k, stage))
+}
+
+// path returns a path under the output directory.
+func (p *Plan) path(elem ...string) string {
+	return filepath.Join(append([]string{p.Out}, elem...)...)
+}
+
+// workDir is the directory of task i of a phase's own files.
+func (p *Plan) workDir(ph Phase, i int) string {
+	return p.path("_work", ph.Name, fmt.Sprintf("%05d", i))
+}
+
+// shardInputs returns the input files of shard s.
+func (p *Plan) shardInputs(s int) []input.File {
+	r := p.Shards[s]
+	return p.Inputs[r[0]:r[1]]
+}

@@ -1,0 +1,183 @@
+package scaleout
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sluice-data/sluice/io/dataset"
+)
+
+// The write phase: each shard runs the whole pipeline into its work
+// directory, then moves its files into the dataset under names that carry
+// the shard (data/part-<shard>-<n>.parquet, removed/part-<shard>-<n>.parquet,
+// quarantine-<shard>.jsonl) and writes manifest-<shard>.json, which the
+// merge reads.
+
+func (t *task) dataName(dir, seq string) string {
+	return t.plan.path(dir, fmt.Sprintf("part-%05d-%s.parquet", t.index, seq))
+}
+
+func (p *Plan) quarantinePath(s int) string { return p.path(fmt.Sprintf("quarantine-%05d.jsonl", s)) }
+
+func (p *Plan) shardManifestPath(s int) string { return p.path(fmt.Sprintf("manifest-%05d.json", s)) }
+
+func (t *task) write() error {
+	s := t.index
+	sts, err := t.shardStages(s, len(t.file.Stages))
+	if err != nil {
+		return err
+	}
+	target := dataset.Target{Path: filepath.Join(t.plan.workDir(t.phase, s), "out"), Kind: dataset.Directory}
+	if err := target.Prepare(true); err != nil {
+		return err
+	}
+	m, err := t.pass(s, sts, target)
+	if err != nil {
+		return err
+	}
+	if m == nil {
+		m = &dataset.Manifest{Tool: "sluice", Version: t.version, Command: t.plan.Command, Started: now()}
+	}
+	move := func(files []dataset.OutputFile, dir string) error {
+		for k := range files {
+			dst := t.dataName(dir, fmt.Sprintf("%05d", k))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(files[k].Path, dst); err != nil {
+				return err
+			}
+			files[k].Path = dst
+		}
+		return nil
+	}
+	if err := move(m.Outputs, "data"); err != nil {
+		return err
+	}
+	if err := move(m.Removed, "removed"); err != nil {
+		return err
+	}
+	if q := m.Side["quarantine"]; q != "" {
+		dst := t.plan.quarantinePath(s)
+		if err := os.Rename(q, dst); err != nil {
+			return err
+		}
+		m.Side["quarantine"] = dst
+	}
+	if err := dataset.WriteManifest(t.plan.shardManifestPath(s), m); err != nil {
+		return err
+	}
+	return os.RemoveAll(target.Path)
+}
+
+// MergedOptions are the options a merged manifest records.
+type MergedOptions struct {
+	Settings
+	Tasks  int      `json:"shards"`
+	Phases []string `json:"phases"`
+}
+
+// merge sums the shard manifests into manifest.json. It fails if a shard's
+// rows do not add up, if an input is missing or counted twice, if shards
+// wrote different schemas, or if the totals do not add up.
+func (t *task) merge() error {
+	p := t.plan
+	merged := &dataset.Manifest{Tool: "sluice", Version: t.version, Command: p.Command, Side: map[string]string{}}
+	opts := MergedOptions{Settings: p.Settings, Tasks: len(p.Shards)}
+	for _, ph := range p.Phases {
+		opts.Phases = append(opts.Phases, ph.Name)
+	}
+	merged.Options = opts
+	started := time.Now()
+	for s := range p.Shards {
+		path := p.shardManifestPath(s)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var m dataset.Manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := m.Counts.Check(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if st, err := time.Parse(time.RFC3339, m.Started); err == nil && st.Before(started) {
+			started = st
+		}
+		if len(m.Inputs) == 0 {
+			continue
+		}
+		if merged.Schema == nil {
+			merged.Schema = m.Schema
+		} else if !bytes.Equal(merged.Schema, m.Schema) {
+			return fmt.Errorf("%s: shard %d's schema %s differs from shard 0's %s (give --schema, or --infer-rows all)", path, s, m.Schema, merged.Schema)
+		}
+		merged.Inputs = append(merged.Inputs, m.Inputs...)
+		merged.Outputs = append(merged.Outputs, m.Outputs...)
+		merged.Removed = append(merged.Removed, m.Removed...)
+		merged.Errors = append(merged.Errors, m.Errors...)
+		if q := m.Side["quarantine"]; q != "" {
+			merged.Side[fmt.Sprintf("quarantine-%05d", s)] = q
+		}
+		if merged.Stages == nil {
+			merged.Stages = make([]dataset.StageCounts, len(m.Stages))
+			for i, sc := range m.Stages {
+				merged.Stages[i] = dataset.StageCounts{Name: sc.Name, Config: sc.Config}
+			}
+		}
+		if len(m.Stages) != len(merged.Stages) {
+			return fmt.Errorf("%s: %d stages, not %d", path, len(m.Stages), len(merged.Stages))
+		}
+		for i, sc := range m.Stages {
+			ms := &merged.Stages[i]
+			ms.RowsIn += sc.RowsIn
+			ms.RowsOut += sc.RowsOut
+			ms.Seconds += sc.Seconds
+			for r, n := range sc.Removed {
+				if ms.Removed == nil {
+					ms.Removed = map[string]int64{}
+				}
+				ms.Removed[r] += n
+			}
+			if sc.Report != nil {
+				reports, _ := ms.Report.([]any)
+				ms.Report = append(reports, map[string]any{"shard": s, "report": sc.Report})
+			}
+		}
+		c := &merged.Counts
+		c.RowsIn += m.Counts.RowsIn
+		c.RowsOut += m.Counts.RowsOut
+		c.Removed += m.Counts.Removed
+		c.Quarantined += m.Counts.Quarantined
+		c.UTF8Repaired += m.Counts.UTF8Repaired
+		c.MissingText += m.Counts.MissingText
+	}
+	if len(merged.Inputs) != len(p.Inputs) {
+		return fmt.Errorf("merge: the shard manifests list %d inputs, the plan %d", len(merged.Inputs), len(p.Inputs))
+	}
+	for i, in := range merged.Inputs {
+		if in.Path != p.Inputs[i].Label() {
+			return fmt.Errorf("merge: input %d is %s in the shard manifests, %s in the plan", i, in.Path, p.Inputs[i].Label())
+		}
+	}
+	for _, ph := range p.Phases {
+		if ph.Kind == MinHashLink && ph.Stage < len(merged.Stages) {
+			r, err := t.readReport(ph.Stage)
+			if err != nil {
+				return err
+			}
+			merged.Stages[ph.Stage].Report = r
+		}
+	}
+	if err := merged.Counts.Check(); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	merged.Started = started.UTC().Format(time.RFC3339)
+	merged.WallSecs = time.Since(started).Seconds()
+	return dataset.WriteManifest(p.path("manifest.json"), merged)
+}
