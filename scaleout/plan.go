@@ -56,6 +56,8 @@ type Kind string
 const (
 	ExactMap        Kind = "exact-map"
 	ExactReduce     Kind = "exact-reduce"
+	LinesMap        Kind = "lines-map"
+	LinesReduce     Kind = "lines-reduce"
 	MinHashSign     Kind = "minhash-sign"
 	MinHashBucket   Kind = "minhash-bucket"
 	MinHashFeatures Kind = "minhash-features"
@@ -172,6 +174,10 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 			p.Phases = append(p.Phases,
 				Phase{Name: prefix + string(ExactMap), Kind: ExactMap, Stage: i, Tasks: shards},
 				Phase{Name: prefix + string(ExactReduce), Kind: ExactReduce, Stage: i, Tasks: tasks})
+		case *stages.GlobalLines:
+			p.Phases = append(p.Phases,
+				Phase{Name: prefix + string(LinesMap), Kind: LinesMap, Stage: i, Tasks: shards},
+				Phase{Name: prefix + string(LinesReduce), Kind: LinesReduce, Stage: i, Tasks: tasks})
 		case *stages.GlobalMinHash:
 			bands := st.(*stages.GlobalMinHash).Index().Params().Bands
 			p.Phases = append(p.Phases,

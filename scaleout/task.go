@@ -110,6 +110,10 @@ func (t *task) run() error {
 		return t.exactMap()
 	case ExactReduce:
 		return t.exactReduce()
+	case LinesMap:
+		return t.linesMap()
+	case LinesReduce:
+		return t.linesReduce()
 	case MinHashSign:
 		return t.minhashSign()
 	case MinHashBucket:
@@ -149,6 +153,11 @@ func (t *task) shardStages(s, upto int) ([]pipeline.Stage, error) {
 			if err := t.seedExact(g.Index(), s, i); err != nil {
 				return nil, err
 			}
+		case *stages.GlobalLines:
+			if err := t.seedLines(g.Index(), s, i); err != nil {
+				return nil, err
+			}
+			st = g.Filter()
 		case *stages.GlobalMinHash:
 			p := g.Index().Params()
 			clusters, err := t.shardClusters(s, i, p)

@@ -57,6 +57,40 @@ func (x *LineIndex) Len() int {
 	return n
 }
 
+// Each calls fn for every distinct line hash with its saturating count
+// and, for keep-first, the position of its first copy, in no particular
+// order.
+func (x *LineIndex) Each(fn func(h uint64, count uint8, first uint64) error) error {
+	for i := range x.shards {
+		sh := &x.shards[i]
+		sh.mu.Lock()
+		for h, c := range sh.count {
+			if err := fn(h, c, sh.first[h]); err != nil {
+				sh.mu.Unlock()
+				return err
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return nil
+}
+
+// NoCopyKept is the first position Seed takes for a repeated line whose
+// kept copy is elsewhere (in another shard of a sharded run): every copy
+// here goes.
+const NoCopyKept = ^uint64(0)
+
+// Seed records that the line with hash h occurs more than once in the
+// whole corpus, and where its kept copy is (keep-first; NoCopyKept when
+// it is not among the rows this index's filter will see).
+func (x *LineIndex) Seed(h, keep uint64) {
+	sh := &x.shards[h%uint64(len(x.shards))]
+	sh.mu.Lock()
+	sh.count[h] = 2
+	sh.first[h] = keep
+	sh.mu.Unlock()
+}
+
 // linePos orders lines in input order: the row's position, then the
 // line's index within the row.
 func linePos(rowPos uint64, line int) uint64 { return rowPos<<16 | uint64(min(line, 0xffff)) }

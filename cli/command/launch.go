@@ -59,12 +59,13 @@ func launchCommand(s Streams) *cli.Command {
 		Name:      "launch",
 		Usage:     "run a pipeline file as array tasks: here, on Slurm, or on Kubernetes; resumable",
 		ArgsUsage: "PIPELINE.yaml",
-		Description: "The pipeline compiles to phases written to OUT/_plan.json: dedup_exact and dedup_minhash become\n" +
-			"map and reduce phases over Parquet intermediates in OUT/_work, then every shard writes its rows\n" +
-			"(data/part-<shard>-<n>.parquet, removed/, quarantine-<shard>.jsonl, manifest-<shard>.json) and a\n" +
+		Description: "The pipeline compiles to phases written to OUT/_plan.json: dedup_exact, dedup_lines and\n" +
+			"dedup_minhash become map and reduce phases over Parquet intermediates in OUT/_work, then every\n" +
+			"shard writes its rows (data/part-<shard>-<n>.parquet, removed/, quarantine-<shard>.jsonl,\n" +
+			"manifest-<shard>.json) and a\n" +
 			"merge writes manifest.json. The rows kept and removed are those of `sluice run` whatever --tasks.\n" +
 			"Launching again over the same output runs only the tasks that are not done; `sluice status OUT`\n" +
-			"shows progress. dedup_lines is not supported here yet.",
+			"shows progress.",
 		Flags: flags,
 		Action: action(func(c *cli.Context) error {
 			if c.NArg() != 1 {

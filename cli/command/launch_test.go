@@ -345,3 +345,76 @@ func TestLaunchResumesAfterATaskIsKilledMidWrite(t *testing.T) {
 		t.Errorf("resumed output files %v differ from the uninterrupted run's %v", a, b)
 	}
 }
+
+// linesCorpus writes files JSONL files of perFile texts of a few lines
+// each: boilerplate lines repeated across files, content lines of their
+// own and now and then one borrowed from an earlier text, and some texts
+// made only of boilerplate (left empty by keep none).
+func linesCorpus(t *testing.T, dir string, files, perFile int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 5))
+	boiler := []string{"Menu | Home | About | Contact", "Accept all cookies to continue", "Subscribe to our newsletter",
+		"All rights reserved.", "Share this page"}
+	var content []string
+	in := filepath.Join(dir, "lines-in")
+	os.MkdirAll(in, 0o755)
+	for f := 0; f < files; f++ {
+		var b bytes.Buffer
+		for j := 0; j < perFile; j++ {
+			var lines []string
+			if rng.IntN(3) > 0 {
+				lines = append(lines, boiler[rng.IntN(len(boiler))])
+			}
+			if rng.IntN(10) > 0 {
+				for k := 1 + rng.IntN(3); k > 0; k-- {
+					if len(content) > 0 && rng.IntN(6) == 0 {
+						lines = append(lines, content[rng.IntN(len(content))])
+						continue
+					}
+					w := make([]string, 6+rng.IntN(10))
+					for x := range w {
+						w[x] = corpusWords[rng.IntN(len(corpusWords))]
+					}
+					line := strings.Join(w, " ")
+					content = append(content, line)
+					lines = append(lines, line)
+				}
+			}
+			lines = append(lines, boiler[rng.IntN(len(boiler))])
+			row, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("t%d-%d", f, j), "text": strings.Join(lines, "\n")})
+			b.Write(append(row, '\n'))
+		}
+		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d.jsonl", f)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in
+}
+
+func TestLaunchDedupLinesGivesTheRowsOfOneProcess(t *testing.T) {
+	bin := sluiceBinary(t)
+	dir := t.TempDir()
+	in := linesCorpus(t, dir, 6, 120)
+	for _, keep := range []string{"none", "first"} {
+		pipe := filepath.Join(dir, "lines-"+keep+".yaml")
+		os.WriteFile(pipe, []byte(fmt.Sprintf("input: [%q]\nstages:\n  - dedup_lines: {keep: %s}\n", in, keep)), 0o644)
+		single := filepath.Join(dir, "single-"+keep)
+		runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "32")
+		want := readDataset(t, single)
+		changed := 0
+		for _, r := range want.Kept {
+			if strings.Count(r["text"].(string), "\n") < 1 {
+				changed++
+			}
+		}
+		if keep == "none" && (len(want.Removed) == 0 || changed == 0) {
+			t.Fatalf("keep none: corpus too tame: %d removed, %d texts down to one line", len(want.Removed), changed)
+		}
+		for _, tasks := range []int{1, 4} {
+			out := filepath.Join(dir, fmt.Sprintf("lines-%s-%d", keep, tasks))
+			runMain(t, "launch", pipe, "-o", out, "--tasks", fmt.Sprint(tasks), "--sluice-binary", bin,
+				"--no-progress", "--batch-rows", "32", "--max-parallel", "2")
+			compareDatasets(t, fmt.Sprintf("keep %s, --tasks %d", keep, tasks), readDataset(t, out), want)
+		}
+	}
+}
