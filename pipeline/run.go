@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -576,6 +577,8 @@ type parquetSource struct {
 	fi      int
 	rg      int       // next row group of file fi, in row-group mode
 	groups  [][]int64 // rows per row group of each file; nil for files streamed by batch
+	slices  [][2]int  // the row groups [lo, hi) read of each file
+	base    []int64   // rows of each file before its slice, so that row numbers count from the file's start
 	cur     *pqio.Reader
 	st      []jsonl.FileStat
 	readers []workerReader
@@ -589,7 +592,8 @@ type workerReader struct {
 
 func openParquetSource(cfg Config) (*parquetSource, error) {
 	src := &parquetSource{cfg: cfg, st: make([]jsonl.FileStat, len(cfg.Inputs)),
-		groups: make([][]int64, len(cfg.Inputs)), readers: make([]workerReader, cfg.Workers)}
+		groups: make([][]int64, len(cfg.Inputs)), slices: make([][2]int, len(cfg.Inputs)), base: make([]int64, len(cfg.Inputs)),
+		readers: make([]workerReader, cfg.Workers)}
 	for i, f := range cfg.Inputs {
 		if f.Format != input.Parquet {
 			return nil, fmt.Errorf("%s: cannot mix JSONL and Parquet inputs in one run", f.Path)
@@ -601,6 +605,16 @@ func openParquetSource(cfg Config) (*parquetSource, error) {
 		s, err := r.Schema()
 		rows := r.RowGroupRows()
 		r.Close()
+		src.slices[i] = [2]int{0, len(rows)}
+		if f.RowGroups != ([2]int{}) {
+			if f.RowGroups[0] < 0 || f.RowGroups[0] > f.RowGroups[1] || f.RowGroups[1] > len(rows) {
+				return nil, fmt.Errorf("%s: row groups %d to %d asked of a file of %d", f.Path, f.RowGroups[0], f.RowGroups[1], len(rows))
+			}
+			src.slices[i] = f.RowGroups
+		}
+		for _, n := range rows[:src.slices[i][0]] {
+			src.base[i] += n
+		}
 		small := true
 		for _, n := range rows {
 			small = small && n <= 2*int64(cfg.BatchRows)
@@ -647,11 +661,11 @@ func (s *parquetSource) stats() []jsonl.FileStat    { return s.st }
 func (s *parquetSource) next() (unit, bool, error) {
 	for s.fi < len(s.cfg.Inputs) {
 		f := s.cfg.Inputs[s.fi]
+		first := s.base[s.fi] + s.st[s.fi].Lines // the next row's number in the file, from 0
 		if rows := s.groups[s.fi]; rows != nil {
-			if s.rg < len(rows) {
-				u := unit{pqFile: s.fi, pqGroup: s.rg,
-					origins: parquetOrigins(s.cfg.Inputs, s.fi, s.st[s.fi].Lines, rows[s.rg])}
-				s.st[s.fi].Lines += rows[s.rg]
+			if g := s.slices[s.fi][0] + s.rg; g < s.slices[s.fi][1] {
+				u := unit{pqFile: s.fi, pqGroup: g, origins: parquetOrigins(s.cfg.Inputs, s.fi, first, rows[g])}
+				s.st[s.fi].Lines += rows[g]
 				s.rg++
 				return u, false, nil
 			}
@@ -661,6 +675,7 @@ func (s *parquetSource) next() (unit, bool, error) {
 			if err != nil {
 				return unit{}, false, err
 			}
+			r.Slice(s.slices[s.fi][0], s.slices[s.fi][1])
 			s.cur = r
 		}
 		if s.cur != nil {
@@ -669,7 +684,7 @@ func (s *parquetSource) next() (unit, bool, error) {
 				return unit{}, false, err
 			}
 			if rec != nil {
-				u := unit{batch: rec, pqFile: -1, origins: parquetOrigins(s.cfg.Inputs, s.fi, s.st[s.fi].Lines, rec.NumRows())}
+				u := unit{batch: rec, pqFile: -1, origins: parquetOrigins(s.cfg.Inputs, s.fi, first, rec.NumRows())}
 				s.st[s.fi].Lines += rec.NumRows()
 				return u, false, nil
 			}
@@ -681,6 +696,14 @@ func (s *parquetSource) next() (unit, bool, error) {
 			return unit{}, false, err
 		}
 		s.st[s.fi].Bytes, s.st[s.fi].Hash = f.Size, h
+		if f.RowGroups != ([2]int{}) {
+			// A slice's Size weighs its share; the manifest tells the file.
+			st, err := os.Stat(f.Path)
+			if err != nil {
+				return unit{}, false, err
+			}
+			s.st[s.fi].Bytes = st.Size()
+		}
 		s.fi++
 		if s.cfg.Progress != nil {
 			var done, total int64

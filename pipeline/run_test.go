@@ -13,9 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/pqio"
@@ -334,4 +336,55 @@ func gzipBytes(b []byte) []byte {
 func zstdBytes(b []byte) []byte {
 	enc, _ := zstd.NewWriter(nil)
 	return enc.EncodeAll(b, nil)
+}
+
+// A slice of a Parquet file's row groups reads those rows only, numbered
+// from the file's first row, whether the row groups are read whole or
+// streamed batch by batch.
+func TestParquetInputSlice(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, `{"id":"r%d","text":"row %d"}`+"\n", i, i)
+	}
+	in := writeFile(t, dir, "in.jsonl", []byte(b.String()))
+	pq := filepath.Join(dir, "in.parquet")
+	cfg := testConfig(t, pq, in)
+	cfg.BatchRows = 4 // five row groups of four rows
+	run(t, cfg)
+
+	for _, batchRows := range []int{4, 1} { // row groups whole, then streamed
+		cfg := testConfig(t, filepath.Join(dir, fmt.Sprintf("slice-%d.jsonl", batchRows)), pq)
+		cfg.Inputs[0].RowGroups = [2]int{1, 3}
+		cfg.BatchRows = batchRows
+		cfg.Stages = []Stage{&originStage{}}
+		m := run(t, cfg)
+		rows := readJSONL(t, cfg.Target.Path)
+		var got []string
+		for _, r := range rows {
+			got = append(got, fmt.Sprint(r["id"], "@", r["origin"]))
+		}
+		want := "r4@in.parquet:5 r5@in.parquet:6 r6@in.parquet:7 r7@in.parquet:8 r8@in.parquet:9 r9@in.parquet:10 r10@in.parquet:11 r11@in.parquet:12"
+		if strings.Join(got, " ") != want || m.Inputs[0].Rows != 8 {
+			t.Fatalf("batch rows %d: %d rows in the manifest, got\n%s\nwant\n%s", batchRows, m.Inputs[0].Rows, strings.Join(got, " "), want)
+		}
+	}
+}
+
+// originStage adds each row's origin, its file's base name and line.
+type originStage struct{}
+
+func (originStage) Name() string { return "origin" }
+func (originStage) Close() error { return nil }
+func (originStage) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	return columnar.SetSchemaFields(in, []arrow.Field{{Name: "origin", Type: arrow.BinaryTypes.String}}), nil
+}
+func (originStage) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (Result, error) {
+	origins := make([]string, rec.NumRows())
+	for i := range origins {
+		origins[i] = filepath.Base(RowOrigin(ctx, i))
+	}
+	col := columnar.Strings(mem, origins, false)
+	defer col.Release()
+	return Result{Kept: columnar.SetColumns(rec, []arrow.Field{{Name: "origin", Type: arrow.BinaryTypes.String}}, []arrow.Array{col})}, nil
 }

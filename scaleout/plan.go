@@ -153,8 +153,12 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 	if err != nil {
 		return nil, err
 	}
+	inputs, err := sliceLargeFiles(cfg.Inputs, tasks)
+	if err != nil {
+		return nil, err
+	}
 	p := &Plan{Dir: dir, Out: filepath.Clean(out), Pipeline: string(pipelineText), PipelineName: pipelineName,
-		Settings: SettingsOf(cfg), Inputs: cfg.Inputs, Shards: Split(cfg.Inputs, tasks)}
+		Settings: SettingsOf(cfg), Inputs: inputs, Shards: Split(inputs, tasks)}
 	if cfg.Schema == nil && len(cfg.Inputs) > 0 && cfg.Inputs[0].Format == input.JSONL {
 		if err := p.Settings.inferSchema(ctx, cfg); err != nil {
 			return nil, err

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
 )
 
 // The write phase: each shard runs the whole pipeline into its work
@@ -165,6 +167,7 @@ func (t *task) merge() error {
 			return fmt.Errorf("merge: input %d is %s in the shard manifests, %s in the plan", i, in.Path, p.Inputs[i].Label())
 		}
 	}
+	merged.Inputs = foldSlices(merged.Inputs, p.Inputs)
 	for _, ph := range p.Phases {
 		if ph.Kind == MinHashLink && ph.Stage < len(merged.Stages) {
 			r, err := t.readReport(ph.Stage)
@@ -180,4 +183,25 @@ func (t *task) merge() error {
 	merged.Started = started.UTC().Format(time.RFC3339)
 	merged.WallSecs = time.Since(started).Seconds()
 	return dataset.WriteManifest(p.path("manifest.json"), merged)
+}
+
+// foldSlices makes one entry of the entries of a file's slices of row
+// groups (plan inputs with RowGroups set, consecutive): rows, quarantined
+// and blank lines add up; bytes and hash are the file's.
+func foldSlices(entries []dataset.InputFile, plan []input.File) []dataset.InputFile {
+	var out []dataset.InputFile
+	for i, e := range entries {
+		if n := len(out); n > 0 && plan[i].RowGroups != ([2]int{}) && plan[i].RowGroups[0] > 0 && out[n-1].Path == e.Path {
+			last := &out[n-1]
+			last.Rows += e.Rows
+			last.Quarantined += e.Quarantined
+			last.BlankLines += e.BlankLines
+			if e.Error != "" {
+				last.Error = strings.TrimPrefix(last.Error+"; "+e.Error, "; ")
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -418,3 +418,41 @@ func TestLaunchDedupLinesGivesTheRowsOfOneProcess(t *testing.T) {
 		}
 	}
 }
+
+// One large Parquet file makes as many shards as tasks, by slices of its
+// row groups, and the same rows as one process: ids by row number count
+// from the file's first row in every slice.
+func TestLaunchSlicesALargeParquetFile(t *testing.T) {
+	bin := sluiceBinary(t)
+	dir := t.TempDir()
+	in := dupCorpus(t, dir, 6, 200)
+	pq := filepath.Join(dir, "corpus.parquet")
+	runMain(t, "convert", in, "-o", pq, "--batch-rows", "50", "--no-progress")
+	pipe := filepath.Join(dir, "pq.yaml")
+	os.WriteFile(pipe, []byte(fmt.Sprintf("input: [%q]\nstages:\n  - dedup_exact: {}\n"+
+		"  - dedup_minhash: {threshold: 0.7, num_perm: 64, bands: 16, ngram: 3}\n", pq)), 0o644)
+	single := filepath.Join(dir, "single")
+	runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "50")
+	want := readDataset(t, single)
+	named := 0
+	for _, r := range want.Removed {
+		if id, _ := r["_dup_of"].(string); strings.Contains(id, "corpus.parquet:") {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatal("no removed row names its kept row by row number")
+	}
+	out := filepath.Join(dir, "sliced")
+	runMain(t, "launch", pipe, "-o", out, "--tasks", "4", "--sluice-binary", bin, "--no-progress", "--batch-rows", "50", "--max-parallel", "2")
+	got := readDataset(t, out)
+	compareDatasets(t, "one Parquet file, --tasks 4", got, want)
+	parts, _ := filepath.Glob(filepath.Join(out, "data", "part-*-*.parquet"))
+	if len(parts) != 4 {
+		t.Errorf("%d data parts, want 4 (one a shard)", len(parts))
+	}
+	m := readManifest(t, filepath.Join(out, "manifest.json"))
+	if ins := m["inputs"].([]any); len(ins) != 1 || ins[0].(map[string]any)["rows"] != 1199.0 {
+		t.Errorf("manifest inputs %v, want the one file with its 1199 rows", ins)
+	}
+}

@@ -55,6 +55,10 @@ type File struct {
 	Size        int64
 	Format      Format
 	Compression Compression
+	// RowGroups, when set, are the row groups [lo, hi) of a Parquet file
+	// to read, a slice of it (sharded runs split large files so); zero
+	// for the whole file.
+	RowGroups [2]int
 }
 
 // Label returns the name the file goes by in manifests and quarantines.

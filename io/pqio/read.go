@@ -22,6 +22,8 @@ type Reader struct {
 	// Arrow schema of what is read.
 	leaves []int
 	schema *arrow.Schema
+	groups []int // the row groups Next reads, when sliced
+	sliced bool
 }
 
 // Open opens the Parquet file at path; batchRows sizes the batches.
@@ -45,6 +47,15 @@ func (r *Reader) Schema() (*arrow.Schema, error) {
 		return r.schema, nil
 	}
 	return r.fr.Schema()
+}
+
+// Slice makes Next read only row groups lo to hi-1. Call it before
+// reading.
+func (r *Reader) Slice(lo, hi int) {
+	r.sliced, r.groups = true, nil
+	for g := lo; g < hi; g++ {
+		r.groups = append(r.groups, g)
+	}
 }
 
 // Project makes the reader read only the top-level columns named (those
@@ -85,8 +96,11 @@ func (r *Reader) File() *file.Reader { return r.pf }
 
 // Next returns the next batch, or nil at the end. The caller releases it.
 func (r *Reader) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if r.sliced && len(r.groups) == 0 {
+		return nil, nil
+	}
 	if r.rr == nil {
-		rr, err := r.fr.GetRecordReader(ctx, r.leaves, nil)
+		rr, err := r.fr.GetRecordReader(ctx, r.leaves, r.groups)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.path, err)
 		}
