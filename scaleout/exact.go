@@ -63,27 +63,15 @@ func (t *task) exactMap() error {
 		return err
 	}
 	parts := t.plan.phaseOf(ExactReduce, g).Tasks
-	builders := make([]*array.RecordBuilder, parts)
-	for r := range builders {
-		builders[r] = array.NewRecordBuilder(t.mem, mapSchema)
-		defer builders[r].Release()
-	}
-	d.Index().Each(func(h texthash.Hash, id string) error {
-		b := builders[hashRange(h, parts)]
-		b.Field(0).(*array.Uint64Builder).Append(h.Hi)
-		b.Field(1).(*array.Uint64Builder).Append(h.Lo)
-		appendID(b.Field(2).(*array.StringBuilder), id)
-		return nil
+	return t.writeByRange(mapSchema, parts, func(r int) string { return t.mapPath(g, s, r) }, func(ranges []*array.RecordBuilder) error {
+		return d.Index().Each(func(h texthash.Hash, id string) error {
+			b := ranges[hashRange(h, parts)]
+			b.Field(0).(*array.Uint64Builder).Append(h.Hi)
+			b.Field(1).(*array.Uint64Builder).Append(h.Lo)
+			appendID(b.Field(2).(*array.StringBuilder), id)
+			return nil
+		})
 	})
-	for r, b := range builders {
-		rec := b.NewRecordBatch()
-		err := writeOne(t, t.mapPath(g, s, r), mapSchema, rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func appendID(b *array.StringBuilder, id string) {
@@ -101,35 +89,15 @@ func idAt(ids *array.String, i int) string {
 	return ids.Value(i)
 }
 
-// writeOne writes a Parquet intermediate of one batch.
-func writeOne(t *task, path string, s *arrow.Schema, rec arrow.RecordBatch) error {
-	w, err := createParquet(t.mem, path, s)
-	if err != nil {
-		return err
-	}
-	if err := w.write(rec); err != nil {
-		w.abort()
-		return err
-	}
-	return w.commit()
-}
-
 func (t *task) exactReduce() error {
 	r, g := t.index, t.phase.Stage
 	first := map[texthash.Hash]string{}
-	w, err := createParquet(t.mem, t.earlierPath(g, r), earlierSchema)
+	w, err := t.newRowWriter(t.earlierPath(g, r), earlierSchema)
 	if err != nil {
 		return err
 	}
-	b := array.NewRecordBuilder(t.mem, earlierSchema)
-	defer b.Release()
-	flush := func() error {
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		return w.write(rec)
-	}
 	for s := range t.plan.Shards {
-		err := readParquet(t.mem, t.mapPath(g, s, r), nil, func(rec arrow.RecordBatch) error {
+		err = readParquet(t.mem, t.mapPath(g, s, r), nil, func(rec arrow.RecordBatch) error {
 			hi, lo := rec.Column(0).(*array.Uint64), rec.Column(1).(*array.Uint64)
 			ids := rec.Column(2).(*array.String)
 			for i := 0; i < int(rec.NumRows()); i++ {
@@ -139,46 +107,32 @@ func (t *task) exactReduce() error {
 					first[h] = idAt(ids, i)
 					continue
 				}
-				b.Field(0).(*array.Int32Builder).Append(int32(s))
-				b.Field(1).(*array.Uint64Builder).Append(h.Hi)
-				b.Field(2).(*array.Uint64Builder).Append(h.Lo)
-				appendID(b.Field(3).(*array.StringBuilder), id)
-			}
-			if b.Field(0).Len() >= 64<<10 {
-				return flush()
-			}
-			return nil
-		})
-		if err != nil {
-			w.abort()
-			return err
-		}
-	}
-	if err := flush(); err != nil {
-		w.abort()
-		return err
-	}
-	return w.commit()
-}
-
-// seedExact seeds the index of shard s's dedup_exact (pipeline stage g)
-// with the texts first seen in an earlier shard.
-func (t *task) seedExact(x *stages.ExactIndex, s, g int) error {
-	for r := 0; r < t.plan.phaseOf(ExactReduce, g).Tasks; r++ {
-		err := readParquet(t.mem, t.earlierPath(g, r), nil, func(rec arrow.RecordBatch) error {
-			shard := rec.Column(0).(*array.Int32)
-			hi, lo := rec.Column(1).(*array.Uint64), rec.Column(2).(*array.Uint64)
-			ids := rec.Column(3).(*array.String)
-			for i := 0; i < int(rec.NumRows()); i++ {
-				if int(shard.Value(i)) == s {
-					x.Seed(texthash.Hash{Hi: hi.Value(i), Lo: lo.Value(i)}, idAt(ids, i))
+				w.field(0).(*array.Int32Builder).Append(int32(s))
+				w.field(1).(*array.Uint64Builder).Append(h.Hi)
+				w.field(2).(*array.Uint64Builder).Append(h.Lo)
+				appendID(w.field(3).(*array.StringBuilder), id)
+				if err := w.rowDone(); err != nil {
+					return err
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			return err
+			break
 		}
 	}
-	return nil
+	return w.finish(err)
+}
+
+// seedExact seeds the index of shard s's dedup_exact (pipeline stage g)
+// with the texts first seen in an earlier shard.
+func (t *task) seedExact(x *stages.ExactIndex, s, g int) error {
+	paths := make([]string, t.plan.phaseOf(ExactReduce, g).Tasks)
+	for r := range paths {
+		paths[r] = t.earlierPath(g, r)
+	}
+	return t.eachRowOfShard(paths, s, func(rec arrow.RecordBatch, i int) {
+		hi, lo := rec.Column(1).(*array.Uint64), rec.Column(2).(*array.Uint64)
+		x.Seed(texthash.Hash{Hi: hi.Value(i), Lo: lo.Value(i)}, idAt(rec.Column(3).(*array.String), i))
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/pqio"
 )
@@ -150,4 +151,105 @@ func parquetRows(mem memory.Allocator, path string) (int64, error) {
 	}
 	defer r.Close()
 	return r.NumRows(), nil
+}
+
+// writeByRange writes one Parquet intermediate of schema s per hash
+// range: fill appends each row to the builder of its range, then
+// builder r goes to path(r).
+func (t *task) writeByRange(s *arrow.Schema, parts int, path func(part int) string, fill func(ranges []*array.RecordBuilder) error) error {
+	builders := make([]*array.RecordBuilder, parts)
+	for r := range builders {
+		builders[r] = array.NewRecordBuilder(t.mem, s)
+		defer builders[r].Release()
+	}
+	if err := fill(builders); err != nil {
+		return err
+	}
+	for r, b := range builders {
+		rec := b.NewRecordBatch()
+		err := writeOne(t, path(r), s, rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowWriter builds an intermediate row by row and writes it in batches.
+type rowWriter struct {
+	w *pqWriter
+	b *array.RecordBuilder
+}
+
+func (t *task) newRowWriter(path string, s *arrow.Schema) (*rowWriter, error) {
+	w, err := createParquet(t.mem, path, s)
+	if err != nil {
+		return nil, err
+	}
+	return &rowWriter{w: w, b: array.NewRecordBuilder(t.mem, s)}, nil
+}
+
+// field returns the builder of column i of the row being added.
+func (rw *rowWriter) field(i int) array.Builder { return rw.b.Field(i) }
+
+// rowDone writes the rows built so far once they make a batch.
+func (rw *rowWriter) rowDone() error {
+	if rw.b.Field(0).Len() < 64<<10 {
+		return nil
+	}
+	return rw.flush()
+}
+
+func (rw *rowWriter) flush() error {
+	rec := rw.b.NewRecordBatch()
+	defer rec.Release()
+	return rw.w.write(rec)
+}
+
+// finish writes the last rows and commits the file, or, when err is set,
+// removes it and returns err.
+func (rw *rowWriter) finish(err error) error {
+	defer rw.b.Release()
+	if err == nil {
+		err = rw.flush()
+	}
+	if err != nil {
+		rw.w.abort()
+		return err
+	}
+	return rw.w.commit()
+}
+
+// eachRowOfShard calls fn for the rows of the files at paths (made by a
+// reduce phase, their first column the shard) that belong to shard s.
+func (t *task) eachRowOfShard(paths []string, s int, fn func(rec arrow.RecordBatch, i int)) error {
+	for _, path := range paths {
+		err := readParquet(t.mem, path, nil, func(rec arrow.RecordBatch) error {
+			shard := rec.Column(0).(*array.Int32)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				if int(shard.Value(i)) == s {
+					fn(rec, i)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOne writes a Parquet intermediate of one batch.
+func writeOne(t *task, path string, s *arrow.Schema, rec arrow.RecordBatch) error {
+	w, err := createParquet(t.mem, path, s)
+	if err != nil {
+		return err
+	}
+	if err := w.write(rec); err != nil {
+		w.abort()
+		return err
+	}
+	return w.commit()
 }

@@ -64,27 +64,15 @@ func (t *task) linesMap() error {
 		return err
 	}
 	parts := t.plan.phaseOf(LinesReduce, g).Tasks
-	builders := make([]*array.RecordBuilder, parts)
-	for r := range builders {
-		builders[r] = array.NewRecordBuilder(t.mem, linesMapSchema)
-		defer builders[r].Release()
-	}
-	lines.Index().Each(func(h uint64, count uint8, first uint64) error {
-		b := builders[lineRange(h, parts)]
-		b.Field(0).(*array.Uint64Builder).Append(h)
-		b.Field(1).(*array.Uint8Builder).Append(count)
-		b.Field(2).(*array.Uint64Builder).Append(first)
-		return nil
+	return t.writeByRange(linesMapSchema, parts, func(r int) string { return t.linesMapPath(g, s, r) }, func(ranges []*array.RecordBuilder) error {
+		return lines.Index().Each(func(h uint64, count uint8, first uint64) error {
+			b := ranges[lineRange(h, parts)]
+			b.Field(0).(*array.Uint64Builder).Append(h)
+			b.Field(1).(*array.Uint8Builder).Append(count)
+			b.Field(2).(*array.Uint64Builder).Append(first)
+			return nil
+		})
 	})
-	for r, b := range builders {
-		rec := b.NewRecordBatch()
-		err := writeOne(t, t.linesMapPath(g, s, r), linesMapSchema, rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // lineTotal is a line's count over the shards read so far (saturating)
@@ -127,16 +115,9 @@ func (t *task) linesReduce() error {
 	if err != nil {
 		return err
 	}
-	w, err := createParquet(t.mem, t.repeatedPath(g, r), repeatedSchema)
+	w, err := t.newRowWriter(t.repeatedPath(g, r), repeatedSchema)
 	if err != nil {
 		return err
-	}
-	b := array.NewRecordBuilder(t.mem, repeatedSchema)
-	defer b.Release()
-	flush := func() error {
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		return w.write(rec)
 	}
 	var werr error
 	err = eachShardLine(func(s int, h uint64, _ uint8, _ uint64) {
@@ -148,43 +129,25 @@ func (t *task) linesReduce() error {
 		if int(tot.shard) == s {
 			keep = tot.first
 		}
-		b.Field(0).(*array.Int32Builder).Append(int32(s))
-		b.Field(1).(*array.Uint64Builder).Append(h)
-		b.Field(2).(*array.Uint64Builder).Append(keep)
-		if b.Field(0).Len() >= 64<<10 {
-			werr = flush()
-		}
+		w.field(0).(*array.Int32Builder).Append(int32(s))
+		w.field(1).(*array.Uint64Builder).Append(h)
+		w.field(2).(*array.Uint64Builder).Append(keep)
+		werr = w.rowDone()
 	})
 	if err == nil {
 		err = werr
 	}
-	if err == nil {
-		err = flush()
-	}
-	if err != nil {
-		w.abort()
-		return err
-	}
-	return w.commit()
+	return w.finish(err)
 }
 
 // seedLines seeds the index of shard s's dedup_lines (pipeline stage g)
 // with the lines repeated in the whole corpus that the shard holds.
 func (t *task) seedLines(x *stages.LineIndex, s, g int) error {
-	for r := 0; r < t.plan.phaseOf(LinesReduce, g).Tasks; r++ {
-		err := readParquet(t.mem, t.repeatedPath(g, r), nil, func(rec arrow.RecordBatch) error {
-			shard := rec.Column(0).(*array.Int32)
-			hs, keeps := rec.Column(1).(*array.Uint64), rec.Column(2).(*array.Uint64)
-			for i := 0; i < int(rec.NumRows()); i++ {
-				if int(shard.Value(i)) == s {
-					x.Seed(hs.Value(i), keeps.Value(i))
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	paths := make([]string, t.plan.phaseOf(LinesReduce, g).Tasks)
+	for r := range paths {
+		paths[r] = t.repeatedPath(g, r)
 	}
-	return nil
+	return t.eachRowOfShard(paths, s, func(rec arrow.RecordBatch, i int) {
+		x.Seed(rec.Column(1).(*array.Uint64).Value(i), rec.Column(2).(*array.Uint64).Value(i))
+	})
 }
