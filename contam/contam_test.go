@@ -248,3 +248,38 @@ func TestTallyIsOrderFree(t *testing.T) {
 		t.Fatalf("sources %+v", rep.Sources)
 	}
 }
+
+func TestReadEvalsParquetDeepPath(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	stem := arrow.Field{Name: "stem", Type: arrow.BinaryTypes.String, Nullable: true}
+	q := arrow.Field{Name: "q", Type: arrow.StructOf(stem), Nullable: true}
+	s := arrow.NewSchema([]arrow.Field{{Name: "item", Type: arrow.StructOf(q), Nullable: true}}, nil)
+	b := array.NewRecordBuilder(mem, s)
+	defer b.Release()
+	item := b.Field(0).(*array.StructBuilder)
+	qb := item.FieldBuilder(0).(*array.StructBuilder)
+	sb := qb.FieldBuilder(0).(*array.StringBuilder)
+	item.Append(true) // item.q.stem = "Stem one?"
+	qb.Append(true)
+	sb.Append("Stem one?")
+	item.AppendNull() // item is null: its stem is too
+	qb.Append(true)
+	sb.Append("hidden by the null item")
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	data, err := pqio.EncodePiece(mem, rec, pqio.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "deep.parquet")
+	os.WriteFile(path, data, 0o644)
+	files, _ := input.Expand([]string{path})
+	_, exs, err := ReadEvals(files, EvalOptions{Fields: []string{"item.q.stem"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exs) != 2 || exs[0].Text != "Stem one?\n" || exs[1].Text != "" {
+		t.Fatalf("got %+v", exs)
+	}
+}

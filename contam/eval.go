@@ -104,19 +104,19 @@ func readJSONL(f input.File, set int, o EvalOptions, examples []Example) ([]Exam
 		if err == io.EOF {
 			return examples, nil
 		}
-		where := fmt.Sprintf("%s:%d", f.Label(), lines.Line())
+		where := func() string { return fmt.Sprintf("%s:%d", f.Label(), lines.Line()) } // for errors
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, fmt.Errorf("%s: %w", where(), err)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		root, err := doc.Parse(line)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, fmt.Errorf("%s: %w", where(), err)
 		}
 		if doc.Node(root).Kind != jsonl.KindObject {
-			return nil, fmt.Errorf("%s: an evaluation example is a JSON object", where)
+			return nil, fmt.Errorf("%s: an evaluation example is a JSON object", where())
 		}
 		ex := Example{Set: set, Line: lines.Line(), ID: strconv.FormatInt(lines.Line(), 10)}
 		if id, ok := member(&doc, root, o.IDField); ok {
@@ -140,7 +140,7 @@ func readJSONL(f input.File, set int, o EvalOptions, examples []Example) ([]Exam
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("%s: %w %s", where, ErrNoFields, strings.Join(o.Fields, ","))
+				return nil, fmt.Errorf("%s: %w %s", where(), ErrNoFields, strings.Join(o.Fields, ","))
 			}
 		}
 		ex.Text = string(text)
@@ -300,12 +300,11 @@ func (n nullableChild) IsValid(i int) bool { return n.parent.IsValid(i) && n.Arr
 func columnAt(rec arrow.RecordBatch, path []int) arrow.Array {
 	col := rec.Column(path[0])
 	for _, i := range path[1:] {
-		st := col.(*array.Struct)
-		var parent arrow.Array = st
+		st := col // a struct, possibly read through its own parent
 		if p, ok := col.(nullableChild); ok {
-			st, parent = p.Array.(*array.Struct), p
+			st = p.Array
 		}
-		col = nullableChild{Array: st.Field(i), parent: parent}
+		col = nullableChild{Array: st.(*array.Struct).Field(i), parent: col}
 	}
 	return col
 }

@@ -121,19 +121,26 @@ func NewIndex(p Params, sets []EvalSet, examples []Example) (*Index, error) {
 		}
 		return int(a.ex) - int(b.ex)
 	})
-	// Count the distinct n-grams kept, to size the table.
-	for i := 0; i < len(entries); {
-		j := i + 1
-		for j < len(entries) && entries[j].h == entries[i].h {
-			j++
+	// Runs of entries with one hash: an n-gram and the examples holding it.
+	eachNGram := func(fn func(run []entry)) {
+		for i := 0; i < len(entries); {
+			j := i + 1
+			for j < len(entries) && entries[j].h == entries[i].h {
+				j++
+			}
+			fn(entries[i:j])
+			i = j
 		}
-		if p.MaxNGramExamples > 0 && j-i > p.MaxNGramExamples {
+	}
+	ignored := func(run []entry) bool { return p.MaxNGramExamples > 0 && len(run) > p.MaxNGramExamples }
+	// Count the distinct n-grams kept, to size the table.
+	eachNGram(func(run []entry) {
+		if ignored(run) {
 			x.Ignored++
 		} else {
 			x.Distinct++
 		}
-		i = j
-	}
+	})
 	slots := 1 << bits.Len(uint(2*x.Distinct+1))
 	x.shift = uint(64 - bits.TrailingZeros(uint(slots)))
 	x.keys = make([]uint64, slots)
@@ -141,29 +148,23 @@ func NewIndex(p Params, sets []EvalSet, examples []Example) (*Index, error) {
 	filterBits := 8 * slots // about 16 bits a key: 1 in 16 absent n-grams passes
 	x.filter = make([]uint64, filterBits/64+1)
 	x.filterShift = uint(64 - bits.TrailingZeros(uint(filterBits)))
-	for i := 0; i < len(entries); {
-		j := i + 1
-		for j < len(entries) && entries[j].h == entries[i].h {
-			j++
+	eachNGram(func(run []entry) {
+		if ignored(run) {
+			return
 		}
-		if p.MaxNGramExamples > 0 && j-i > p.MaxNGramExamples {
-			i = j
-			continue
-		}
-		v := entries[i].ex
-		if j-i > 1 {
+		v := run[0].ex
+		if len(run) > 1 {
 			v = shared | uint32(len(x.postings))
-			x.postings = append(x.postings, uint32(j-i))
-			for _, e := range entries[i:j] {
+			x.postings = append(x.postings, uint32(len(run)))
+			for _, e := range run {
 				x.postings = append(x.postings, e.ex)
 			}
 		}
-		for _, e := range entries[i:j] {
+		for _, e := range run {
 			x.nGrams[e.ex]++
 		}
-		x.insert(entries[i].h, v)
-		i = j
-	}
+		x.insert(run[0].h, v)
+	})
 	return x, nil
 }
 

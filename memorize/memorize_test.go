@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -189,5 +190,21 @@ func TestSamplerIgnoresOfferOrder(t *testing.T) {
 	}
 	if same == len(a) {
 		t.Fatal("another seed gave the same sample")
+	}
+}
+
+// A document's source may view memory the caller reuses (a batch's column):
+// the probe and its stratum keep copies.
+func TestSamplerCopiesTheSource(t *testing.T) {
+	s, err := NewSampler(ProbeParams{N: 1, PrefixTokens: 2, SuffixTokens: 2, Tokenizer: "cl100k_base", Seed: 1, StratifyBy: "source", Offset: "start"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := []byte("books")
+	s.Offer(Doc{ID: "d1", Source: unsafe.String(&buf[0], len(buf)), Pos: 1, Text: []byte("one two three four five six")})
+	copy(buf, "xxxxx")
+	ps := s.Probes()
+	if len(ps) != 1 || ps[0].Source != "books" || ps[0].Stratum != "books" {
+		t.Fatalf("probes %+v", ps)
 	}
 }

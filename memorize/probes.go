@@ -89,8 +89,8 @@ func (p *Probe) before(key, pos uint64) bool {
 
 // Doc is a document offered to a Sampler.
 type Doc struct {
-	ID       string
-	Source   string
+	ID       string // kept: the caller gives a string of its own
+	Source   string // may view memory the caller reuses: copied when kept
 	DupCount int64  // 0: unknown
 	Pos      uint64 // its place in input order (any increasing number)
 	Text     []byte // read only during Offer
@@ -169,6 +169,9 @@ func (s *Sampler) Offer(d Doc) {
 	if full {
 		return
 	}
+	// The probe and its stratum outlive the batch the source may view.
+	d.Source = strings.Clone(d.Source)
+	st = s.stratum(d)
 	var c *tokenize.Counter
 	select {
 	case c = <-s.counters:

@@ -12,33 +12,6 @@ import (
 	"github.com/sluice-data/sluice/io/pqio"
 )
 
-// writeFileAtomic writes data to path under a temporary name and renames
-// it into place.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
 // intermediateOptions encode intermediates: uncompressed (they are read
 // once or twice, soon), no dictionaries for mostly distinct values.
 var intermediateOptions = pqio.Options{Codec: pqio.Uncompressed, NoDictionary: []string{"id", "sig", "bands", "feature", "kept_id"}}

@@ -3,6 +3,8 @@ package scaleout
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sluice-data/sluice/io/dataset"
 )
 
 // K8sOptions are the settings of the Kubernetes Indexed Jobs.
@@ -62,7 +64,7 @@ func K8sManifests(p *Plan, planPath string, o K8sOptions) ([]string, error) {
 			fmt.Fprintf(&b, "      volumes:\n        - name: data\n          persistentVolumeClaim:\n            claimName: %s\n", o.Claim)
 		}
 		path := p.absPath("_jobs", fmt.Sprintf("%02d-%s.yaml", k, ph.Name))
-		if err := writeFileAtomic(path, []byte(b.String())); err != nil {
+		if err := dataset.WriteFile(path, []byte(b.String())); err != nil {
 			return nil, err
 		}
 		paths = append(paths, path)
@@ -73,7 +75,7 @@ func K8sManifests(p *Plan, planPath string, o K8sOptions) ([]string, error) {
 		apply += fmt.Sprintf("kubectl apply%s -f %s\nkubectl wait%s --for=condition=complete --timeout=-1s job/%s\n", ns, shellQuote(path), ns, name)
 	}
 	script := p.absPath("_jobs", "k8s-apply.sh")
-	if err := writeFileAtomic(script, []byte(apply)); err != nil {
+	if err := dataset.WriteFile(script, []byte(apply)); err != nil {
 		return nil, err
 	}
 	return append(paths, script), nil

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
@@ -452,7 +453,7 @@ func (t *task) minhashLink() error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(t.phaseFile(MinHashLink, g, 0, "report.json"), js)
+	return dataset.WriteFile(t.phaseFile(MinHashLink, g, 0, "report.json"), js)
 }
 
 // readReport reads the clusters' report minhash-link wrote for stage g.

@@ -230,7 +230,7 @@ func (p *Plan) WritePlan(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return dataset.WriteFile(path, append(b, '\n'))
 }
 
 // ReadPlan reads a plan written by WritePlan.

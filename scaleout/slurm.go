@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/sluice-data/sluice/io/dataset"
 )
 
 // SlurmOptions are the sbatch settings of every phase's job array.
@@ -61,7 +63,7 @@ func SlurmScripts(p *Plan, planPath string, o SlurmOptions) ([]string, error) {
 			shellQuote(p.absPath("_logs", ph.Name))+"-\"${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}\".log")
 		b.WriteString("done\n")
 		path := p.absPath("_jobs", fmt.Sprintf("%02d-%s.sbatch", k, ph.Name))
-		if err := writeFileAtomic(path, []byte(b.String())); err != nil {
+		if err := dataset.WriteFile(path, []byte(b.String())); err != nil {
 			return nil, err
 		}
 		paths = append(paths, path)

@@ -231,7 +231,7 @@ func (p *Plan) writeMarker(ph Phase, i int, k markerKind, m Marker) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(p.markerPath(ph, i, k), append(b, '\n'))
+	return dataset.WriteFile(p.markerPath(ph, i, k), append(b, '\n'))
 }
 
 func (p *Plan) readMarker(ph Phase, i int, k markerKind) (Marker, bool) {

@@ -191,7 +191,7 @@ func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, rec a
 		var source string
 		if sources != nil {
 			source = sources[i]
-		} else if d.p.SourceField == "" || d.sourceIfPresent {
+		} else { // no source column (OutputSchema let that pass): by input file
 			source = originFile(ctx, i)
 		}
 		if text.IsNull(i) {

@@ -64,14 +64,13 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	for i := range rep.EvalSets {
 		rep.EvalSets[i].Name, rep.EvalSets[i].Path = "demo-eval", "(built in)"
 	}
-	var b bytes.Buffer
-	rep.WriteJSON(&b)
-	if err := writeFileAtomic(cfg.Target.SidePath("contamination.json"), b.Bytes()); err != nil {
+	reportPath, err := saveContamination(cfg.Target, rep)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "\nDecontamination against a built-in eval set of %d questions (one quotes a book of the sample):\n", st.Index().Examples())
 	rep.WriteText(s.Out, 5)
-	fmt.Fprintf(s.Out, "%d rows removed to %s; report %s\n", m.Counts.Removed, filepath.Join(outDir, "removed"), cfg.Target.SidePath("contamination.json"))
+	fmt.Fprintf(s.Out, "%d rows removed to %s; report %s\n", m.Counts.Removed, filepath.Join(outDir, "removed"), reportPath)
 
 	sampler, err := memorize.NewSampler(memorize.ProbeParams{N: 5, PrefixTokens: 32, SuffixTokens: 32, Tokenizer: "cl100k_base", Seed: 1, Offset: "random"})
 	if err != nil {
@@ -86,15 +85,16 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	if _, err := pipeline.Run(ctx, pass, command, Version); err != nil {
 		return err
 	}
-	b.Reset()
-	if err := appendJSONLines(&b, sampler.Probes()); err != nil {
+	probes := sampler.Probes()
+	var b bytes.Buffer
+	if err := appendJSONLines(&b, probes); err != nil {
 		return err
 	}
 	probesPath := filepath.Join(outDir, "probes.jsonl")
-	if err := writeFileAtomic(probesPath, b.Bytes()); err != nil {
+	if err := dataset.WriteFile(probesPath, b.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "5 memorization probes (32+32 cl100k_base tokens, seed 1): %s\n", probesPath)
+	fmt.Fprintf(s.Out, "%d memorization probes (32+32 cl100k_base tokens, seed 1): %s\n", len(probes), probesPath)
 	fmt.Fprintf(s.Out, "  score a model's continuations with: sluice memorize score --probes %s --generations GEN.jsonl\n", squote(probesPath))
 	return nil
 }

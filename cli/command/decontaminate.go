@@ -130,10 +130,8 @@ func runDecontaminate(ctx context.Context, o *DecontaminateOptions, args, comman
 // contamination.json beside the target's manifest and prints it (as text,
 // or the JSON itself).
 func writeContamination(target dataset.Target, rep contam.Report, w io.Writer, asJSON bool) error {
-	path := target.SidePath("contamination.json")
-	var b bytes.Buffer
-	rep.WriteJSON(&b)
-	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+	path, err := saveContamination(target, rep)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "report: %s\n\n", path)
@@ -142,4 +140,15 @@ func writeContamination(target dataset.Target, rep contam.Report, w io.Writer, a
 	}
 	rep.WriteText(w, 20)
 	return nil
+}
+
+// saveContamination writes a decontamination report to contamination.json
+// beside the target's manifest and returns its path.
+func saveContamination(target dataset.Target, rep contam.Report) (string, error) {
+	path := target.SidePath("contamination.json")
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		return "", err
+	}
+	return path, dataset.WriteFile(path, b.Bytes())
 }

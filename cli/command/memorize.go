@@ -145,7 +145,7 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 	if err := appendJSONLines(&b, probes); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(out, b.Bytes()); err != nil {
+	if err := dataset.WriteFile(out, b.Bytes()); err != nil {
 		return err
 	}
 	side := dataset.ParseTarget(out).SidePath("manifest.json")
@@ -153,7 +153,7 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 		"source_field": o.SourceField, "inputs": m.Inputs, "counts": m.Counts, "probes": len(probes),
 		"documents_offered": sampler.Offered, "candidates_too_short": sampler.TooShort, "dup_counts": stage.HasDupCounts()}
 	mb, _ := json.MarshalIndent(meta, "", "  ")
-	if err := writeFileAtomic(side, append(mb, '\n')); err != nil {
+	if err := dataset.WriteFile(side, append(mb, '\n')); err != nil {
 		return err
 	}
 	strata := map[string]int{}
@@ -182,6 +182,7 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 }
 
 func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []string, s Streams) error {
+	o.Canaries.Repeats = nil
 	for _, r := range strings.Split(o.Repeats, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(r))
 		if err != nil {
@@ -249,7 +250,7 @@ func writeCanaries(path string, canaries []memorize.Canary) error {
 	if err := appendJSONLines(&b, canaries); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return dataset.WriteFile(path, b.Bytes())
 }
 
 // appendJSONLines writes each item as one line of JSON.
@@ -272,7 +273,7 @@ func runMemorizeScore(o *MemorizeOptions, s Streams) error {
 		return usagef("--verbatim-tokens must be at least 1")
 	}
 	gens := map[string]memorize.Generation{}
-	err := readJSONLines(o.Generations, func(where string, line []byte) error {
+	err := readJSONLines(o.Generations, func(line []byte) error {
 		var g memorize.Generation
 		if err := json.Unmarshal(line, &g); err != nil {
 			return err
@@ -292,7 +293,7 @@ func runMemorizeScore(o *MemorizeOptions, s Streams) error {
 	var rep memorize.Report
 	if o.ProbesFile != "" {
 		var probes []memorize.Probe
-		if err := readJSONLines(o.ProbesFile, func(_ string, line []byte) error {
+		if err := readJSONLines(o.ProbesFile, func(line []byte) error {
 			var p memorize.Probe
 			if err := json.Unmarshal(line, &p); err != nil {
 				return err
@@ -307,7 +308,7 @@ func runMemorizeScore(o *MemorizeOptions, s Streams) error {
 		}
 	} else {
 		var canaries []memorize.Canary
-		if err := readJSONLines(o.CanaryFile, func(_ string, line []byte) error {
+		if err := readJSONLines(o.CanaryFile, func(line []byte) error {
 			var c memorize.Canary
 			if err := json.Unmarshal(line, &c); err != nil {
 				return err
@@ -330,7 +331,7 @@ func runMemorizeScore(o *MemorizeOptions, s Streams) error {
 
 // readJSONLines calls fn with every non-blank line of a JSONL file (plain,
 // .gz or .zst); errors name the file and line.
-func readJSONLines(path string, fn func(where string, line []byte) error) error {
+func readJSONLines(path string, fn func(line []byte) error) error {
 	f, err := input.Stat(path)
 	if err != nil {
 		return usageError{err}
@@ -346,25 +347,14 @@ func readJSONLines(path string, fn func(where string, line []byte) error) error 
 		if err == io.EOF {
 			return nil
 		}
-		where := fmt.Sprintf("%s:%d", path, lines.Line())
 		if err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+			return fmt.Errorf("%s:%d: %w", path, lines.Line(), err)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if err := fn(where, line); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+		if err := fn(line); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, lines.Line(), err)
 		}
 	}
-}
-
-// writeFileAtomic writes data under a temporary name beside path and
-// renames it.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -74,11 +74,18 @@ func WriteManifest(path string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
+	return WriteFile(path, append(b, '\n'))
+}
+
+// WriteFile writes data to path atomically: under a temporary name in the
+// same directory (created if missing), renamed into place once complete,
+// so a reader never sees half a file and a crash leaves no partial one.
+func WriteFile(path string, data []byte) error {
 	af, err := createAtomic(path)
 	if err != nil {
 		return err
 	}
-	if _, err := af.Write(append(b, '\n')); err != nil {
+	if _, err := af.Write(data); err != nil {
 		af.Abort()
 		return err
 	}
