@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/kernels/fasttext"
 	"github.com/sluice-data/sluice/pipeline"
 )
@@ -124,13 +123,7 @@ func (s *Classify) RemovedFields() []arrow.Field { return s.fields }
 func (s *Classify) filtering() bool { return s.params.Threshold != nil }
 
 func (s *Classify) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
-	if err := checkTextField(in, s.textField); err != nil {
-		return nil, err
-	}
-	if s.filtering() && s.annotate {
-		return annotatedSchema(in, s.fields), nil
-	}
-	return columnar.SetSchemaFields(in, s.fields), nil
+	return labelSchema(in, s.textField, s.fields, s.filtering(), s.annotate)
 }
 
 func (s *Classify) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
@@ -142,20 +135,14 @@ func (s *Classify) Process(ctx context.Context, mem memory.Allocator, rec arrow.
 	labels, scores := labelColumns(mem, preds, s.names)
 	defer labels.Release()
 	defer scores.Release()
-	cols := []arrow.Array{labels, scores}
-	if !s.filtering() {
-		return pipeline.Result{Kept: columnar.SetColumns(rec, s.fields, cols)}, nil
-	}
-	reasons := make([]string, len(preds))
-	for i, p := range preds {
-		if p.label < 0 || p.prob < s.threshold {
-			reasons[i] = s.params.Name + "_score"
+	var reasons []string
+	if s.filtering() {
+		reasons = make([]string, len(preds))
+		for i, p := range preds {
+			if p.label < 0 || p.prob < s.threshold {
+				reasons[i] = s.fields[1].Name // NAME_score
+			}
 		}
 	}
-	if s.annotate {
-		return decide(ctx, mem, s.Name(), rec, reasons, true, s.fields, cols)
-	}
-	withCols := columnar.SetColumns(rec, s.fields, cols)
-	defer withCols.Release()
-	return decide(ctx, mem, s.Name(), withCols, reasons, false, nil, nil)
+	return labelResult(ctx, mem, s.Name(), rec, reasons, s.annotate, s.fields, []arrow.Array{labels, scores})
 }

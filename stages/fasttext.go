@@ -1,12 +1,16 @@
 package stages
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/kernels/fasttext"
+	"github.com/sluice-data/sluice/pipeline"
 )
 
 // predictors hands each worker a fastText predictor of one shared model;
@@ -111,3 +115,32 @@ func shortestFloat(f float32) float64 {
 
 // shortLabel drops fastText's label prefix: "__label__hq" -> "hq".
 func shortLabel(l string) string { return strings.TrimPrefix(l, "__label__") }
+
+// labelSchema is the output schema of a fastText stage adding fields to
+// in: with keep and drop_reason when it filters in annotate mode.
+func labelSchema(in *arrow.Schema, textField string, fields []arrow.Field, filtering, annotate bool) (*arrow.Schema, error) {
+	if err := checkTextField(in, textField); err != nil {
+		return nil, err
+	}
+	if filtering && annotate {
+		return annotatedSchema(in, fields), nil
+	}
+	return columnar.SetSchemaFields(in, fields), nil
+}
+
+// labelResult adds the label and score columns cols to rec and decides on
+// its rows by reasons (nil: annotate only, every row kept). In filter mode
+// the columns stay on the removed rows too. The caller releases rec and
+// cols.
+func labelResult(ctx context.Context, mem memory.Allocator, stage string, rec arrow.RecordBatch, reasons []string,
+	annotate bool, fields []arrow.Field, cols []arrow.Array) (pipeline.Result, error) {
+	if reasons == nil {
+		return pipeline.Result{Kept: columnar.SetColumns(rec, fields, cols)}, nil
+	}
+	if annotate {
+		return decide(ctx, mem, stage, rec, reasons, true, fields, cols)
+	}
+	withCols := columnar.SetColumns(rec, fields, cols)
+	defer withCols.Release()
+	return decide(ctx, mem, stage, withCols, reasons, false, nil, nil)
+}

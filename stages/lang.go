@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/kernels/fasttext"
 	"github.com/sluice-data/sluice/kernels/langid"
 	"github.com/sluice-data/sluice/pipeline"
@@ -121,26 +120,18 @@ func (s *Lang) Name() string { return "lang" }
 func (s *Lang) Config() any  { return s.params }
 func (s *Lang) Close() error { return nil }
 
-func (s *Lang) fields() []arrow.Field {
-	return []arrow.Field{
-		{Name: LangColumn, Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: LangScoreColumn, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-	}
+var langFields = []arrow.Field{
+	{Name: LangColumn, Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: LangScoreColumn, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 }
 
 // RemovedFields puts the language and its score on removed rows too.
-func (s *Lang) RemovedFields() []arrow.Field { return s.fields() }
+func (s *Lang) RemovedFields() []arrow.Field { return langFields }
 
 func (s *Lang) filtering() bool { return s.keep != nil }
 
 func (s *Lang) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
-	if err := checkTextField(in, s.textField); err != nil {
-		return nil, err
-	}
-	if s.filtering() && s.annotate {
-		return annotatedSchema(in, s.fields()), nil
-	}
-	return columnar.SetSchemaFields(in, s.fields()), nil
+	return labelSchema(in, s.textField, langFields, s.filtering(), s.annotate)
 }
 
 func (s *Lang) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
@@ -152,24 +143,17 @@ func (s *Lang) Process(ctx context.Context, mem memory.Allocator, rec arrow.Reco
 	labels, scores := labelColumns(mem, preds, s.codes)
 	defer labels.Release()
 	defer scores.Release()
-	cols := []arrow.Array{labels, scores}
-	if !s.filtering() {
-		return pipeline.Result{Kept: columnar.SetColumns(rec, s.fields(), cols)}, nil
-	}
-	reasons := make([]string, len(preds))
-	for i, p := range preds {
-		switch {
-		case p.label < 0 || !s.keep[s.codes[p.label]]:
-			reasons[i] = "lang"
-		case p.prob < s.minScore:
-			reasons[i] = "lang_score"
+	var reasons []string
+	if s.filtering() {
+		reasons = make([]string, len(preds))
+		for i, p := range preds {
+			switch {
+			case p.label < 0 || !s.keep[s.codes[p.label]]:
+				reasons[i] = "lang"
+			case p.prob < s.minScore:
+				reasons[i] = "lang_score"
+			}
 		}
 	}
-	if s.annotate {
-		return decide(ctx, mem, s.Name(), rec, reasons, true, s.fields(), cols)
-	}
-	// Filter mode keeps the columns on the rows it keeps and removes.
-	withCols := columnar.SetColumns(rec, s.fields(), cols)
-	defer withCols.Release()
-	return decide(ctx, mem, s.Name(), withCols, reasons, false, nil, nil)
+	return labelResult(ctx, mem, s.Name(), rec, reasons, s.annotate, langFields, []arrow.Array{labels, scores})
 }

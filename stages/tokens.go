@@ -202,6 +202,7 @@ func columnByPath(rec arrow.RecordBatch, path string) (arrow.Array, error) {
 		return nil, fmt.Errorf("no column %q", parts[0])
 	}
 	col := rec.Column(idx[0])
+	var parents []arrow.Array // the structs above col that have nulls
 	for _, p := range parts[1:] {
 		st, ok := col.(*array.Struct)
 		if !ok {
@@ -211,29 +212,41 @@ func columnByPath(rec arrow.RecordBatch, path string) (arrow.Array, error) {
 		if !ok {
 			return nil, fmt.Errorf("no member %q in %q", p, path)
 		}
-		parent := st
-		col = st.Field(i)
-		if parent.NullN() > 0 {
-			col = &nullMasked{Array: col, parent: parent}
+		if st.NullN() > 0 {
+			parents = append(parents, st)
 		}
+		col = st.Field(i)
+	}
+	if len(parents) > 0 {
+		col = &nullMasked{Array: col, parents: parents}
 	}
 	return col, nil
 }
 
-// nullMasked reads a struct member as null where its struct is null.
+// nullMasked reads a struct member as null where a struct above it is
+// null.
 type nullMasked struct {
 	arrow.Array
-	parent arrow.Array
+	parents []arrow.Array
 }
 
-func (n *nullMasked) IsNull(i int) bool { return n.parent.IsNull(i) || n.Array.IsNull(i) }
+func (n *nullMasked) IsNull(i int) bool { return n.parentNull(i) || n.Array.IsNull(i) }
+
+func (n *nullMasked) parentNull(i int) bool {
+	for _, p := range n.parents {
+		if p.IsNull(i) {
+			return true
+		}
+	}
+	return false
+}
 
 // stringValues renders every value of col as a group key.
 func stringValues(col arrow.Array) []string {
 	if nm, ok := col.(*nullMasked); ok {
 		out := stringValues(nm.Array)
 		for i := range out {
-			if nm.parent.IsNull(i) {
+			if nm.parentNull(i) {
 				out[i] = "(null)"
 			}
 		}

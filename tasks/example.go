@@ -73,6 +73,16 @@ func (e *Example) IsShapeMember(key []byte) bool {
 	return false
 }
 
+// lastAssistant returns the index of the last assistant turn, or -1.
+func (e *Example) lastAssistant() int {
+	for i := len(e.Messages) - 1; i >= 0; i-- {
+		if e.Messages[i].Role == Assistant {
+			return i
+		}
+	}
+	return -1
+}
+
 // Parse reads line as an example of format f, or of the format its members
 // show when f is Auto. It returns the example, or nil and the problems
 // that kept the line from being one (the line is not JSON, a member is

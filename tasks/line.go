@@ -128,13 +128,7 @@ func (c *lineChecker) countQueued() {
 // hashes fills in the hashes of the whole example, of its prompt (the
 // turns before the last assistant turn) and of its answer (that turn).
 func (c *lineChecker) hashes(ex *Example, s *exampleSummary) {
-	last := -1
-	for i := len(ex.Messages) - 1; i >= 0; i-- {
-		if ex.Messages[i].Role == Assistant {
-			last = i
-			break
-		}
-	}
+	last := ex.lastAssistant()
 	b := c.buf[:0]
 	for i := range ex.Messages {
 		if i == last {

@@ -348,12 +348,9 @@ func pick(bounds []uint64, h uint64) int {
 // before its last assistant turn (all of them when it has none), each
 // with its role.
 func promptForm(dst []byte, ex *Example) []byte {
-	last := len(ex.Messages)
-	for i := len(ex.Messages) - 1; i >= 0; i-- {
-		if ex.Messages[i].Role == Assistant {
-			last = i
-			break
-		}
+	last := ex.lastAssistant()
+	if last < 0 {
+		last = len(ex.Messages)
 	}
 	for i := range ex.Messages[:last] {
 		m := &ex.Messages[i]
@@ -367,7 +364,9 @@ func promptForm(dst []byte, ex *Example) []byte {
 // memberAt returns the node at a dotted path of members under obj, or -1.
 func memberAt(d *jsonl.Doc, obj int32, path string) int32 {
 	n := obj
-	for _, name := range strings.Split(path, ".") {
+	for rest, more := path, true; more; {
+		var name string
+		name, rest, more = strings.Cut(rest, ".")
 		if d.Node(n).Kind != jsonl.KindObject {
 			return -1
 		}

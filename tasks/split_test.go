@@ -135,3 +135,24 @@ func TestSplitRejectsBadLinesAndOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestMemberAtDottedPath(t *testing.T) {
+	var p Parser
+	ex, probs := p.Parse([]byte(`{"meta":{"source":"wiki","n":1},"id":"x","flat":"y","messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}`), Auto)
+	if ex == nil {
+		t.Fatalf("not an example: %v", probs)
+	}
+	d := p.Doc()
+	for path, want := range map[string]string{
+		"meta.source": `"wiki"`, "id": `"x"`, "meta": `{"source":"wiki","n":1}`,
+		"meta.nope": "", "nope": "", "flat.x": "", "meta.source.x": "", "": "", "meta.": "",
+	} {
+		got := ""
+		if v := memberAt(d, ex.Root, path); v >= 0 {
+			got = string(d.AppendJSON(nil, v))
+		}
+		if got != want {
+			t.Errorf("memberAt(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package fasttext_test
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
@@ -133,6 +134,34 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := fasttext.LoadFile("testdata/nonexistent.bin"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestNaNWeights predicts with a model whose last output weights are NaN,
+// under every loss: the binary losses look NaN up in the sigmoid table,
+// which must not index outside it.
+func TestNaNWeights(t *testing.T) {
+	data, err := os.ReadFile("testdata/tiny.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lossOffset = 32 // magic, version, dim, ws, epoch, minCount, neg, wordNgrams
+	for _, loss := range []fasttext.Loss{fasttext.LossHS, fasttext.LossNS, fasttext.LossSoftmax, fasttext.LossOVA} {
+		d := append([]byte(nil), data...)
+		binary.LittleEndian.PutUint32(d[lossOffset:], uint32(loss))
+		for i := len(d) - 40; i < len(d); i += 4 {
+			binary.LittleEndian.PutUint32(d[i:], math.Float32bits(float32(math.NaN())))
+		}
+		m, err := fasttext.LoadBytes(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Args().Loss != loss {
+			t.Fatalf("loss %s, want %s", m.Args().Loss, loss)
+		}
+		if got := m.Predict("good bad table", -1, 0); len(got) != m.NumLabels() {
+			t.Errorf("%s: %d predictions for %d labels", loss, len(got), m.NumLabels())
+		}
 	}
 }
 

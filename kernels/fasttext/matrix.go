@@ -157,28 +157,26 @@ func (m *matrix) addRow(x []float32, i int64) {
 // rounded to float32 before the sum (as fastText's addcode computes it,
 // and as the decoded rows store it).
 func (m *matrix) addQuantRow(x []float32, i int64) {
-	{
-		q := m.quant
-		alpha := q.norm(i)
-		p := &q.pq
-		nsubq, dsub := int(p.nsubq), int(p.dsub)
-		code := q.codes[int(i)*nsubq : int(i)*nsubq+nsubq]
-		if dsub == 2 && p.lastdsub == 2 && len(x) >= 2*nsubq {
-			// The layout `fasttext quantize` uses by default.
-			c := p.centroids
-			for sub, k := range code {
-				off := (sub*ksub + int(k)) * 2
-				x[2*sub] += float32(alpha * c[off])
-				x[2*sub+1] += float32(alpha * c[off+1])
-			}
-			return
+	q := m.quant
+	alpha := q.norm(i)
+	p := &q.pq
+	nsubq, dsub := int(p.nsubq), int(p.dsub)
+	code := q.codes[int(i)*nsubq : int(i)*nsubq+nsubq]
+	if dsub == 2 && p.lastdsub == 2 && len(x) >= 2*nsubq {
+		// The layout `fasttext quantize` uses by default.
+		c := p.centroids
+		for sub, k := range code {
+			off := (sub*ksub + int(k)) * 2
+			x[2*sub] += float32(alpha * c[off])
+			x[2*sub+1] += float32(alpha * c[off+1])
 		}
-		for sub := range nsubq {
-			c := p.centroid(int32(sub), code[sub])
-			xs := x[sub*dsub : sub*dsub+len(c)]
-			for n := range c {
-				xs[n] += float32(alpha * c[n])
-			}
+		return
+	}
+	for sub := range nsubq {
+		c := p.centroid(int32(sub), code[sub])
+		xs := x[sub*dsub : sub*dsub+len(c)]
+		for n := range c {
+			xs[n] += float32(alpha * c[n])
 		}
 	}
 }

@@ -255,7 +255,7 @@ func (m *Model) initSigmoid() {
 }
 
 func (m *Model) sigmoidOf(x float32) float32 {
-	if x < -maxSigmoid {
+	if !(x >= -maxSigmoid) { // NaN too: it would index outside the table
 		return 0
 	}
 	if x > maxSigmoid {
