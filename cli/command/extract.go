@@ -2,12 +2,8 @@ package command
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
-	"sort"
 
-	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
@@ -107,21 +103,4 @@ func runExtract(ctx context.Context, o *ExtractOptions, args, command []string, 
 		printStageCounts(s.Out, m)
 	}
 	return err
-}
-
-// printStageCounts prints each stage's rows in and out and its removals
-// by reason.
-func printStageCounts(w io.Writer, m *dataset.Manifest) {
-	for _, st := range m.Stages {
-		fmt.Fprintf(w, "  %-18s %8d in %8d out", st.Name, st.RowsIn, st.RowsOut)
-		reasons := make([]string, 0, len(st.Removed))
-		for reason := range st.Removed {
-			reasons = append(reasons, reason)
-		}
-		sort.Strings(reasons)
-		for _, reason := range reasons {
-			fmt.Fprintf(w, "  %s=%d", reason, st.Removed[reason])
-		}
-		fmt.Fprintln(w)
-	}
 }

@@ -2,17 +2,17 @@ package command
 
 import (
 	"context"
-
-	"github.com/sluice-data/sluice/io/dataset"
-	"github.com/sluice-data/sluice/pipeline"
-	"github.com/sluice-data/sluice/stages"
-
+	"fmt"
 	"io"
 	"os"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/stages"
 	"golang.org/x/term"
 )
 
@@ -87,4 +87,21 @@ func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.S
 		built[i] = g.Filter()
 	}
 	return nil
+}
+
+// printStageCounts prints each stage's rows in and out and its removals
+// by reason.
+func printStageCounts(w io.Writer, m *dataset.Manifest) {
+	for _, st := range m.Stages {
+		fmt.Fprintf(w, "  %-18s %8d in %8d out", st.Name, st.RowsIn, st.RowsOut)
+		reasons := make([]string, 0, len(st.Removed))
+		for reason := range st.Removed {
+			reasons = append(reasons, reason)
+		}
+		sort.Strings(reasons)
+		for _, reason := range reasons {
+			fmt.Fprintf(w, "  %s=%d", reason, st.Removed[reason])
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -81,8 +81,8 @@ func Schema(types []string) *arrow.Schema {
 // BatchOptions size and select the rows of a BatchReader.
 type BatchOptions struct {
 	Types          []string // record types that become rows; DefaultTypes when empty
-	Rows           int      // most rows in a batch
-	Bytes          int      // a batch ends once its blocks reach this size
+	Rows           int      // most rows (and bad records) in a batch
+	Bytes          int      // a batch ends once its blocks (and bad records' raw bytes) reach this size
 	MaxRecordBytes int64    // limit for bodies after undoing HTTP encodings
 }
 
@@ -143,8 +143,11 @@ func (br *BatchReader) RecordNumbers() []int64 { return br.nums }
 func (br *BatchReader) Release() { br.b.Release() }
 
 // Next returns the next batch and the records that could not be read
-// since the last one. At the end of the file it returns a nil batch (the
-// bad records of the last stretch may come with it) and then io.EOF.
+// since the last one. Bad records count towards the batch's limits, so
+// that a damaged file does not pile them up: a stretch of bad records
+// comes as a nil batch with the records. At the end of the file it
+// returns a nil batch (the bad records of the last stretch may come with
+// it) and then io.EOF.
 func (br *BatchReader) Next() (arrow.RecordBatch, []*RecordError, error) {
 	if br.done {
 		return nil, nil, io.EOF
@@ -152,12 +155,13 @@ func (br *BatchReader) Next() (arrow.RecordBatch, []*RecordError, error) {
 	var bad []*RecordError
 	n, size := 0, 0
 	br.nums = br.nums[:0]
-	for n < br.opts.Rows && size < br.opts.Bytes {
+	for n+len(bad) < br.opts.Rows && size < br.opts.Bytes {
 		rec, err := br.r.Next()
 		var re *RecordError
 		switch {
 		case errors.As(err, &re):
 			bad = append(bad, re)
+			size += len(re.Raw)
 			continue
 		case err == io.EOF:
 			br.done = true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Errors that a RecordError wraps.
@@ -35,7 +36,7 @@ type Header struct {
 // regard to case, and "" when there is none.
 func (h *Header) Get(name string) string {
 	for i := range h.Fields {
-		if equalFold(h.Fields[i].Name, name) {
+		if strings.EqualFold(h.Fields[i].Name, name) {
 			return h.Fields[i].Value
 		}
 	}
@@ -78,7 +79,7 @@ func ParseHeader(b []byte) (Header, error) {
 		}
 		f := Field{Name: string(name), Value: string(bytes.TrimSpace(line[colon+1:]))}
 		h.Fields = append(h.Fields, f)
-		if equalFold(f.Name, "Content-Length") && h.ContentLength < 0 {
+		if strings.EqualFold(f.Name, "Content-Length") && h.ContentLength < 0 {
 			n, err := strconv.ParseInt(f.Value, 10, 64)
 			if err != nil || n < 0 {
 				return h, fmt.Errorf("%w: Content-Length %q", ErrBadHeader, clip([]byte(f.Value)))
@@ -111,24 +112,4 @@ func clip(b []byte) []byte {
 		return b[:60]
 	}
 	return b
-}
-
-// equalFold reports whether a and b are equal under ASCII case folding.
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }

@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strconv"
 
@@ -18,10 +19,11 @@ type HTTPResponse struct {
 
 // ParseHTTPResponse splits the block of a response record into status,
 // headers and body. A chunked transfer encoding is undone, and so is a gzip
-// or deflate content encoding, up to limit bytes; when undoing either
-// fails the body is left as it was. A block without a well-formed status
-// line and header is returned whole as the body with status 0, so nothing
-// is lost.
+// or deflate content encoding, up to limit bytes; a compressed body cut
+// short (crawlers truncate large records) gives what it holds before the
+// cut; when undoing either fails otherwise the body is left as it was. A
+// block without a well-formed status line and header is returned whole as
+// the body with status 0, so nothing is lost.
 func ParseHTTPResponse(block []byte, limit int64) HTTPResponse {
 	line, rest := cutLine(block)
 	if !bytes.HasPrefix(line, []byte("HTTP/")) {
@@ -50,13 +52,13 @@ func ParseHTTPResponse(block []byte, limit int64) HTTPResponse {
 		if colon <= 0 {
 			continue
 		}
-		name, value := string(bytes.TrimSpace(line[:colon])), bytes.TrimSpace(line[colon+1:])
+		name, value := bytes.TrimSpace(line[:colon]), bytes.TrimSpace(line[colon+1:])
 		switch {
-		case equalFold(name, "Content-Type"):
+		case bytes.EqualFold(name, []byte("Content-Type")):
 			resp.ContentType = string(value)
-		case equalFold(name, "Transfer-Encoding"):
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 			chunked = bytes.Contains(bytes.ToLower(value), []byte("chunked"))
-		case equalFold(name, "Content-Encoding"):
+		case bytes.EqualFold(name, []byte("Content-Encoding")):
 			encoding = string(bytes.ToLower(value))
 		}
 	}
@@ -69,16 +71,26 @@ func ParseHTTPResponse(block []byte, limit int64) HTTPResponse {
 	switch encoding {
 	case "gzip", "x-gzip":
 		if zr, err := gzip.NewReader(bytes.NewReader(resp.Body)); err == nil {
-			if b, err := io.ReadAll(io.LimitReader(zr, limit)); err == nil {
+			if b, ok := inflate(zr, limit); ok {
 				resp.Body = b
 			}
 		}
 	case "deflate":
-		if b, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(resp.Body)), limit)); err == nil {
+		if b, ok := inflate(flate.NewReader(bytes.NewReader(resp.Body)), limit); ok {
 			resp.Body = b
 		}
 	}
 	return resp
+}
+
+// inflate reads up to limit decompressed bytes from r. A stream that ends
+// early gives the bytes before its end; ok is false for corrupt data.
+func inflate(r io.Reader, limit int64) (b []byte, ok bool) {
+	b, err := io.ReadAll(io.LimitReader(r, limit))
+	if err == nil || errors.Is(err, io.ErrUnexpectedEOF) && len(b) > 0 {
+		return b, true
+	}
+	return nil, false
 }
 
 // dechunk undoes the chunked transfer encoding.

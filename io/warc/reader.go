@@ -95,37 +95,28 @@ func (r *Reader) RawOffset() int64 { return r.s.cr.n }
 // be read (call Next again to go on), or io.EOF after the last record.
 // Other errors come from reading the file and end it.
 func (r *Reader) Next() (*Record, error) {
+	// Records are separated by CRLF CRLF; tolerate any run of line ends.
 	for {
-		// Records are separated by CRLF CRLF; tolerate any run of line ends.
-		for {
-			if r.end == r.start && !r.fill(1) {
-				if r.gapAt >= 0 {
-					r.clearGap()
-					continue
-				}
-				if r.ioErr != nil {
-					return nil, r.ioErr
-				}
-				return nil, io.EOF
+		if r.end == r.start && !r.fill(1) {
+			if r.gapAt >= 0 {
+				r.clearGap()
+				continue
 			}
-			if c := r.buf[r.start]; c != '\r' && c != '\n' {
-				break
+			if r.ioErr != nil {
+				return nil, r.ioErr
 			}
-			r.start++
+			return nil, io.EOF
 		}
-		r.num++
-		rec, err := r.record()
-		if err != nil {
-			return nil, err
+		if c := r.buf[r.start]; c != '\r' && c != '\n' {
+			break
 		}
-		if rec != nil {
-			return rec, nil
-		}
+		r.start++
 	}
+	r.num++
+	return r.record()
 }
 
-// record reads the record at r.start. It returns nil, nil for an empty
-// stretch that turned out to hold no record.
+// record reads the record at r.start.
 func (r *Reader) record() (*Record, error) {
 	r.fill(5)
 	if !bytes.HasPrefix(r.window(), []byte("WARC/")) {

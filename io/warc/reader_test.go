@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -395,5 +396,74 @@ func TestHTTPChunkedAndGzipBodies(t *testing.T) {
 		if string(resp.Body) != c.body || resp.Status != c.status {
 			t.Errorf("%s: status %d body %q", name, resp.Status, resp.Body)
 		}
+	}
+}
+
+func TestBadRecordsCountTowardsBatchLimits(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	// Seven records whose Content-Length is one byte short, then one good
+	// response: the bad ones must not all wait for a row to ride with.
+	var data []byte
+	for i := 0; i < 7; i++ {
+		data = append(data, "WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 4\r\n\r\nabcde\r\n\r\n"...)
+	}
+	data = append(data, AppendRecord(nil, fieldsFor(2, testRecords[2]), blockFor(testRecords[2]))...)
+	r, _ := NewReader(bytes.NewReader(data), Options{})
+	br := NewBatchReader(mem, r, BatchOptions{Rows: 3})
+	defer br.Release()
+	var shapes []string
+	var numbers []int64
+	for {
+		rec, bad, err := br.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		if rec != nil {
+			rows = int(rec.NumRows())
+			numbers = append(numbers, br.RecordNumbers()...)
+			rec.Release()
+		}
+		for _, e := range bad {
+			if !errors.Is(e, ErrBadLength) {
+				t.Fatalf("cause %v", e.Err)
+			}
+			numbers = append(numbers, e.Number)
+		}
+		shapes = append(shapes, fmt.Sprintf("%d+%d", rows, len(bad)))
+	}
+	if got := strings.Join(shapes, " "); got != "0+3 0+3 1+1" {
+		t.Fatalf("batches (rows+bad) %s, want 0+3 0+3 1+1", got)
+	}
+	if fmt.Sprint(numbers) != "[1 2 3 4 5 6 8 7]" {
+		t.Fatalf("record numbers %v", numbers)
+	}
+}
+
+func TestHTTPCompressedBodyCutShort(t *testing.T) {
+	page := "<html><body><p>" + strings.Repeat("A page longer than the crawler kept. ", 400) + "</p></body></html>"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(page))
+	zw.Close()
+	var fl bytes.Buffer
+	fw, _ := flate.NewWriter(&fl, flate.BestSpeed)
+	fw.Write([]byte(page))
+	fw.Close()
+	for enc, body := range map[string][]byte{"gzip": gz.Bytes(), "deflate": fl.Bytes()} {
+		block := "HTTP/1.1 200 OK\r\nContent-Encoding: " + enc + "\r\n\r\n" + string(body[:len(body)/2])
+		resp := ParseHTTPResponse([]byte(block), 1<<20)
+		if len(resp.Body) == 0 || !strings.HasPrefix(page, string(resp.Body)) {
+			t.Errorf("%s: body %q is not a start of the page", enc, resp.Body[:min(40, len(resp.Body))])
+		}
+	}
+	// Data that is not compressed at all stays as it was.
+	block := "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n<html>not compressed</html>"
+	if resp := ParseHTTPResponse([]byte(block), 1<<20); string(resp.Body) != "<html>not compressed</html>" {
+		t.Errorf("body %q", resp.Body)
 	}
 }

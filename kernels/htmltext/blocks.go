@@ -26,8 +26,9 @@ type page struct {
 	blocks []block
 	title  string
 	lang   string
-	mains  []int // characters of text directly in each main-like element, by id - 1
-	parent []int // the main-like element around each one, 0 if none, by id - 1
+	mains  []int  // characters of text directly in each main-like element, by id - 1
+	parent []int  // the main-like element around each one, 0 if none, by id - 1
+	stack  []open // the open elements while parsing, kept for the next page
 }
 
 // open is an element on the stack of open elements.
@@ -87,7 +88,8 @@ var mainWords = []string{"articlebody", "article-body", "article-content", "post
 func (p *page) parse(doc []byte) {
 	p.text, p.blocks, p.title, p.lang, p.mains, p.parent = p.text[:0], p.blocks[:0], "", "", p.mains[:0], p.parent[:0]
 	z := html.NewTokenizer(bytes.NewReader(doc))
-	stack := make([]open, 0, 64)
+	stack := p.stack[:0]
+	defer func() { p.stack = stack[:0] }()
 	var cur block // the block being filled
 	cur.start = 0
 	space := true // the text so far ends in white space

@@ -33,16 +33,22 @@ func Decode(body []byte, contentType string) (out []byte, name, source string) {
 		source = FromBOM
 	case certain:
 		source = FromHeader
-	case declaresCharset(body) && utf8.Valid(body) == (name == "utf-8"):
-		// A declaration found by the prescan, unless it disagrees with the
-		// bytes the way only a guess does: "charset" was mentioned without
-		// a <meta> that DetermineEncoding could use.
-		source = FromMeta
 	default:
-		// DetermineEncoding guesses from the first 1024 bytes only, between
-		// UTF-8 and windows-1252; look at the whole page instead.
-		enc, name = Detect(body)
-		source = FromDetection
+		valid := utf8.Valid(body) // one pass over the page, for all that follows
+		if declaresCharset(body) && valid == (name == "utf-8") {
+			// A declaration found by the prescan, unless it disagrees with
+			// the bytes the way only a guess does: "charset" was mentioned
+			// without a <meta> that DetermineEncoding could use.
+			source = FromMeta
+		} else {
+			// DetermineEncoding guesses from the first 1024 bytes only,
+			// between UTF-8 and windows-1252; look at the whole page instead.
+			enc, name = detect(body, valid)
+			source = FromDetection
+		}
+		if valid && name == "utf-8" {
+			return body, name, source
+		}
 	}
 	return decodeWith(enc, name, body), name, source
 }
@@ -85,7 +91,12 @@ func declaresCharset(b []byte) bool {
 // text do; else windows-1252, the superset of Latin-1 that browsers use
 // for it.
 func Detect(body []byte) (encoding.Encoding, string) {
-	if utf8.Valid(body) {
+	return detect(body, utf8.Valid(body))
+}
+
+// detect is Detect for a body whose UTF-8 validity is known.
+func detect(body []byte, validUTF8 bool) (encoding.Encoding, string) {
+	if validUTF8 {
 		return encoding.Nop, "utf-8"
 	}
 	sample := body[:min(len(body), 64<<10)]

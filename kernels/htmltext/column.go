@@ -66,16 +66,16 @@ func ExtractColumn(mem memory.Allocator, payload *array.Binary, contentType *arr
 		if contentType != nil && contentType.IsValid(i) {
 			ctype = contentType.Value(i)
 		}
-		r := e.Extract(payload.Value(i), ctype, mode)
+		r, text := e.extract(payload.Value(i), ctype, mode)
 		if r.NotHTML {
 			outcomes[i] = NotHTML
 			appendNulls(b[:])
 			continue
 		}
-		if r.Text == "" {
+		if len(text) == 0 {
 			outcomes[i] = Empty
 		}
-		b[0].Append(r.Text)
+		b[0].BinaryBuilder.Append(text)
 		appendOrNull(b[1], r.Title)
 		appendOrNull(b[2], r.Lang)
 		appendOrNull(b[3], r.Charset)

@@ -58,21 +58,36 @@ type Extractor struct {
 // header, or "") and extracts its text.
 // A text/plain body is decoded and returned as it is.
 func (e *Extractor) Extract(body []byte, contentType string, mode Mode) Result {
+	r, text := e.extract(body, contentType, mode)
+	r.Text = string(text)
+	return r
+}
+
+// extract is Extract with the text left out of the Result and returned as
+// bytes, valid until the next call, for callers that copy it anyway.
+func (e *Extractor) extract(body []byte, contentType string, mode Mode) (Result, []byte) {
 	kind := mediaKind(contentType)
 	if kind == otherMedia {
-		return Result{NotHTML: true}
+		return Result{NotHTML: true}, nil
 	}
 	doc, name, source := Decode(body, contentType)
 	if kind == plainText {
-		return Result{Text: strings.TrimSpace(string(doc)), Charset: name, Source: source, HTML: doc}
+		return Result{Charset: name, Source: source, HTML: doc}, bytes.TrimSpace(doc)
 	}
-	r := e.ExtractUTF8(doc, mode)
+	r, text := e.extractUTF8(doc, mode)
 	r.Charset, r.Source, r.HTML = name, source, doc
-	return r
+	return r, text
 }
 
 // ExtractUTF8 extracts the text of a page already in UTF-8.
 func (e *Extractor) ExtractUTF8(doc []byte, mode Mode) Result {
+	r, text := e.extractUTF8(doc, mode)
+	r.Text = string(text)
+	return r
+}
+
+// extractUTF8 is ExtractUTF8 with the text returned apart, as extract.
+func (e *Extractor) extractUTF8(doc []byte, mode Mode) (Result, []byte) {
 	e.p.parse(doc)
 	blocks := e.p.blocks
 	e.keep = e.keep[:0]
@@ -92,7 +107,7 @@ func (e *Extractor) ExtractUTF8(doc []byte, mode Mode) Result {
 		}
 		e.out.Write(e.p.text[b.start:b.end])
 	}
-	return Result{Text: e.out.String(), Title: e.p.title, Lang: e.p.lang}
+	return Result{Title: e.p.title, Lang: e.p.lang}, e.out.Bytes()
 }
 
 // selectMain marks the blocks of the main content, in the spirit of
