@@ -21,8 +21,7 @@ func classifyCommand(s Streams) *cli.Command {
 			"  sluice classify corpus.jsonl.zst -o tagged/ --lang any\n" +
 			"  sluice classify corpus.jsonl.zst -o hq/ --lang en --classify dclm=dclm_fasttext.bin:__label__hq:0.018",
 		Flags: append(append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...),
-			&cli.BoolFlag{Name: "annotate", Destination: &o.Annotate,
-				Usage: "keep every row; add the signal columns, keep and drop_reason, so thresholds can be chosen later"}),
+			annotateFlag(o)),
 			classifierFlags(o)...),
 		Action: action(func(c *cli.Context) error {
 			return runClassify(c.Context, o, c.Args().Slice(), os.Args, s)

@@ -47,13 +47,17 @@ func cleanFlags(o *CleanOptions) []cli.Flag {
 			Usage: "quality rule sets, any of " + strings.Join(quality.Names, ",") + " (run in that order)"},
 		&cli.StringFlag{Name: "pii", Destination: &o.PII,
 			Usage: "mask personal data, any of email,phone,ip; adds pii_email, pii_phone, pii_ip count columns"},
-		&cli.BoolFlag{Name: "annotate", Destination: &o.Annotate,
-			Usage: "keep every row; add the signal columns, keep and drop_reason, so thresholds can be chosen later"},
+		annotateFlag(o),
 		&cli.StringFlag{Name: "profile", Value: "paper", Destination: &o.Profile,
 			Usage: "rule defaults where published tools differ: paper, datatrove, dolma or nemo"},
 		&cli.StringFlag{Name: "config", Destination: &o.Config,
 			Usage: "a pipeline file (YAML) giving the stages and their parameters instead of the flags above"},
 	}, classifierFlags(o)...)
+}
+
+func annotateFlag(o *CleanOptions) cli.Flag {
+	return &cli.BoolFlag{Name: "annotate", Destination: &o.Annotate,
+		Usage: "keep every row; add the signal columns, keep and drop_reason, so thresholds can be chosen later"}
 }
 
 // classifierFlags are the flags of the fastText stages, shared by clean
