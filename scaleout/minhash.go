@@ -3,20 +3,14 @@ package scaleout
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/sluice-data/sluice/io/dataset"
-	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
 )
@@ -28,11 +22,9 @@ import (
 // process gives it. Each minhash-bucket task sorts (hash, document) for
 // its bands over all shards and writes the candidate pairs. Each
 // minhash-features task collects what verifying needs (shingle sets, or
-// signatures) for the candidates of its shard. minhash-link verifies the
-// pairs, joins components and picks the kept documents with
-// stages.LinkPairs, the function one process uses, and writes the
-// clustered documents; a later phase reads those of its shard as the
-// filter's clusters.
+// signatures) for the candidates of its shard. The rest is link.go:
+// verify, components, and link (the kept documents); a later phase reads
+// the clustered documents of its shard as the filter's clusters.
 
 func signedSchema(p stages.MinHashParams) *arrow.Schema {
 	return arrow.NewSchema([]arrow.Field{
@@ -148,6 +140,17 @@ func (t *task) minhashSign() error {
 
 // offsets returns the number of documents signed before each shard, and
 // the total last.
+// minhashSetup returns the parameters of MinHash stage g and its
+// documents' offsets by shard.
+func (t *task) minhashSetup(g int) (stages.MinHashParams, []int64, error) {
+	p, err := t.minhashParams(g)
+	if err != nil {
+		return p, nil, err
+	}
+	off, err := t.offsets(g)
+	return p, off, err
+}
+
 func (t *task) offsets(g int) ([]int64, error) {
 	off := make([]int64, len(t.plan.Shards)+1)
 	for s := range t.plan.Shards {
@@ -170,11 +173,7 @@ func bandRange(bands, r, n int) (int, int) {
 
 func (t *task) minhashBucket() error {
 	r, g := t.index, t.phase.Stage
-	p, err := t.minhashParams(g)
-	if err != nil {
-		return err
-	}
-	off, err := t.offsets(g)
+	p, off, err := t.minhashSetup(g)
 	if err != nil {
 		return err
 	}
@@ -286,11 +285,7 @@ func (t *task) eachSigned(g, s int, withSig bool, want func(rank int64) bool, fn
 
 func (t *task) minhashFeatures() error {
 	s, g := t.index, t.phase.Stage
-	p, err := t.minhashParams(g)
-	if err != nil {
-		return err
-	}
-	off, err := t.offsets(g)
+	p, off, err := t.minhashSetup(g)
 	if err != nil {
 		return err
 	}
@@ -359,113 +354,6 @@ func (t *task) minhashFeatures() error {
 	return writeOne(t, t.phaseFile(MinHashFeatures, g, s, "features.parquet"), featureSchema, rec)
 }
 
-func (t *task) minhashLink() error {
-	g := t.phase.Stage
-	p, err := t.minhashParams(g)
-	if err != nil {
-		return err
-	}
-	off, err := t.offsets(g)
-	if err != nil {
-		return err
-	}
-	var pairs [][2]int32
-	if err := t.eachPair(g, func(a, b int32) { pairs = append(pairs, [2]int32{a, b}) }); err != nil {
-		return err
-	}
-	pairs = stages.SortPairs(pairs)
-	// The candidates, numbered 0.. in input order.
-	var docs []int32
-	var ids []string
-	var lens []uint32
-	var feats [][]uint32
-	for s := range t.plan.Shards {
-		err := readParquet(t.mem, t.phaseFile(MinHashFeatures, g, s, "features.parquet"), nil, func(rec arrow.RecordBatch) error {
-			doc, id, ln := rec.Column(0).(*array.Int32), rec.Column(1).(*array.String), rec.Column(2).(*array.Uint32)
-			feat := rec.Column(3).(*array.Binary)
-			for i := 0; i < doc.Len(); i++ {
-				docs = append(docs, doc.Value(i))
-				ids = append(ids, idAt(id, i))
-				lens = append(lens, ln.Value(i))
-				raw := feat.Value(i)
-				f := make([]uint32, len(raw)/4)
-				for j := range f {
-					f[j] = binary.LittleEndian.Uint32(raw[4*j:])
-				}
-				feats = append(feats, f)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	local := func(doc int32) int32 {
-		i, found := slices.BinarySearch(docs, doc)
-		if !found {
-			panic(fmt.Sprintf("scaleout: candidate %d has no features", doc))
-		}
-		return int32(i)
-	}
-	for i, pr := range pairs {
-		pairs[i] = [2]int32{local(pr[0]), local(pr[1])}
-	}
-	sim := func(a, b int32) float64 {
-		if p.Verify == "jaccard" {
-			return minhash.Jaccard(feats[a], feats[b])
-		}
-		return minhash.EstimateJaccard(feats[a], feats[b])
-	}
-	rep, linked := stages.LinkPairs(p, len(docs), pairs, lens, sim)
-	feats = nil
-	size := make([]int32, len(rep))
-	for _, r := range rep {
-		size[r]++
-	}
-	report := stages.MinHashReport{Documents: int(off[len(off)-1]), CandidatePairs: len(pairs), LinkedPairs: linked, Sizes: map[string]int{}}
-	b := array.NewRecordBuilder(t.mem, clusterSchema)
-	defer b.Release()
-	for i, r := range rep {
-		if size[r] < 2 {
-			continue
-		}
-		b.Field(0).(*array.Int32Builder).Append(docs[i])
-		b.Field(1).(*array.Int32Builder).Append(docs[r])
-		b.Field(2).(*array.Int32Builder).Append(size[r])
-		appendID(b.Field(3).(*array.StringBuilder), ids[r])
-		if int32(i) == r {
-			report.Clusters++
-			report.InClusters += int(size[r])
-			report.Sizes[strconv.Itoa(int(size[r]))]++
-			report.Largest = append(report.Largest, stages.ClusterSnippet{Cluster: int64(docs[r]), Size: int(size[r]), KeptID: ids[r]})
-		}
-	}
-	sort.SliceStable(report.Largest, func(a, b int) bool { return report.Largest[a].Size > report.Largest[b].Size })
-	if len(report.Largest) > 10 {
-		report.Largest = report.Largest[:10]
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := writeOne(t, t.phaseFile(MinHashLink, g, 0, "clusters.parquet"), clusterSchema, rec); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(report, "", "  ")
-	if err != nil {
-		return err
-	}
-	return dataset.WriteFile(t.phaseFile(MinHashLink, g, 0, "report.json"), js)
-}
-
-// readReport reads the clusters' report minhash-link wrote for stage g.
-func (t *task) readReport(g int) (*stages.MinHashReport, error) {
-	b, err := os.ReadFile(t.phaseFile(MinHashLink, g, 0, "report.json"))
-	if err != nil {
-		return nil, err
-	}
-	r := &stages.MinHashReport{}
-	return r, json.Unmarshal(b, r)
-}
-
 // clusterMap is the clusters of one shard's documents, by position.
 type clusterMap map[uint64]stages.Membership
 
@@ -483,19 +371,21 @@ func (t *task) shardClusters(s, g int, p stages.MinHashParams) (stages.ClusterLo
 	}
 	lo, hi := int32(off[s]), int32(off[s+1])
 	byRank := map[int64]stages.Membership{}
-	err = readParquet(t.mem, t.phaseFile(MinHashLink, g, 0, "clusters.parquet"), nil, func(rec arrow.RecordBatch) error {
-		doc, cluster, size := rec.Column(0).(*array.Int32), rec.Column(1).(*array.Int32), rec.Column(2).(*array.Int32)
-		kept := rec.Column(3).(*array.String)
-		for i := 0; i < doc.Len(); i++ {
-			if d := doc.Value(i); d >= lo && d < hi {
-				byRank[int64(d-lo)] = stages.Membership{Cluster: int64(cluster.Value(i)), Size: int64(size.Value(i)),
-					Kept: cluster.Value(i) == d, KeptID: idAt(kept, i)}
+	for k := 0; k < t.plan.phaseOf(MinHashLink, g).Tasks; k++ {
+		err = readParquet(t.mem, t.phaseFile(MinHashLink, g, k, "clusters.parquet"), nil, func(rec arrow.RecordBatch) error {
+			doc, cluster, size := rec.Column(0).(*array.Int32), rec.Column(1).(*array.Int32), rec.Column(2).(*array.Int32)
+			kept := rec.Column(3).(*array.String)
+			for i := 0; i < doc.Len(); i++ {
+				if d := doc.Value(i); d >= lo && d < hi {
+					byRank[int64(d-lo)] = stages.Membership{Cluster: int64(cluster.Value(i)), Size: int64(size.Value(i)),
+						Kept: cluster.Value(i) == d, KeptID: idAt(kept, i)}
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	clusters := make(clusterMap, len(byRank))
 	if len(byRank) == 0 {

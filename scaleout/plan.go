@@ -54,16 +54,18 @@ type Kind string
 
 // The phase kinds.
 const (
-	ExactMap        Kind = "exact-map"
-	ExactReduce     Kind = "exact-reduce"
-	LinesMap        Kind = "lines-map"
-	LinesReduce     Kind = "lines-reduce"
-	MinHashSign     Kind = "minhash-sign"
-	MinHashBucket   Kind = "minhash-bucket"
-	MinHashFeatures Kind = "minhash-features"
-	MinHashLink     Kind = "minhash-link"
-	Write           Kind = "write"
-	Merge           Kind = "merge"
+	ExactMap          Kind = "exact-map"
+	ExactReduce       Kind = "exact-reduce"
+	LinesMap          Kind = "lines-map"
+	LinesReduce       Kind = "lines-reduce"
+	MinHashSign       Kind = "minhash-sign"
+	MinHashBucket     Kind = "minhash-bucket"
+	MinHashFeatures   Kind = "minhash-features"
+	MinHashVerify     Kind = "minhash-verify"
+	MinHashComponents Kind = "minhash-components"
+	MinHashLink       Kind = "minhash-link"
+	Write             Kind = "write"
+	Merge             Kind = "merge"
 )
 
 // Settings are how tasks read and write: the effective pipeline.Config
@@ -188,7 +190,9 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 				Phase{Name: prefix + string(MinHashSign), Kind: MinHashSign, Stage: i, Tasks: shards},
 				Phase{Name: prefix + string(MinHashBucket), Kind: MinHashBucket, Stage: i, Tasks: min(tasks, bands)},
 				Phase{Name: prefix + string(MinHashFeatures), Kind: MinHashFeatures, Stage: i, Tasks: shards},
-				Phase{Name: prefix + string(MinHashLink), Kind: MinHashLink, Stage: i, Tasks: 1})
+				Phase{Name: prefix + string(MinHashVerify), Kind: MinHashVerify, Stage: i, Tasks: tasks},
+				Phase{Name: prefix + string(MinHashComponents), Kind: MinHashComponents, Stage: i, Tasks: 1},
+				Phase{Name: prefix + string(MinHashLink), Kind: MinHashLink, Stage: i, Tasks: tasks})
 		case stages.Global:
 			return nil, fmt.Errorf("%s: stage %s cannot run as sharded tasks yet; run it with `sluice run`", spec.Where, spec.Name)
 		}

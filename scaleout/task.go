@@ -120,6 +120,10 @@ func (t *task) run() error {
 		return t.minhashBucket()
 	case MinHashFeatures:
 		return t.minhashFeatures()
+	case MinHashVerify:
+		return t.minhashVerify()
+	case MinHashComponents:
+		return t.minhashComponents()
 	case MinHashLink:
 		return t.minhashLink()
 	case Write:

@@ -381,6 +381,36 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 	}
 }
 
+// UnionFind joins documents numbered 0 to n-1 into components; a
+// component's root is its smallest number once Union is done.
+type UnionFind []int32
+
+// NewUnionFind returns n documents, each its own component.
+func NewUnionFind(n int) UnionFind {
+	u := make(UnionFind, n)
+	for i := range u {
+		u[i] = int32(i)
+	}
+	return u
+}
+
+// Find returns a's root, halving the path on the way.
+func (u UnionFind) Find(a int32) int32 {
+	for u[a] != a {
+		u[a] = u[u[a]]
+		a = u[a]
+	}
+	return a
+}
+
+// Union joins the components of a and b under the smaller root.
+func (u UnionFind) Union(a, b int32) {
+	ra, rb := u.Find(a), u.Find(b)
+	if ra != rb {
+		u[max(ra, rb)] = min(ra, rb)
+	}
+}
+
 // LinkPairs verifies the candidate pairs among n documents (numbered in
 // input order), joins the documents of pairs at or above the threshold by
 // union-find and picks the documents each component keeps. It returns,
@@ -388,60 +418,45 @@ func (x *MinHashIndex) Link(pairs [][2]int32) {
 // kept or in no cluster), and the number of pairs that linked. lens are
 // the documents' text lengths, for keep longest.
 func LinkPairs(p MinHashParams, n int, pairs [][2]int32, lens []uint32, sim func(a, b int32) float64) ([]int32, int) {
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(a int32) int32 {
-		for parent[a] != a {
-			parent[a] = parent[parent[a]]
-			a = parent[a]
-		}
-		return a
-	}
+	uf := NewUnionFind(n)
 	linked := 0
 	for _, pr := range pairs {
 		if sim(pr[0], pr[1]) < p.Threshold {
 			continue
 		}
 		linked++
-		ra, rb := find(pr[0]), find(pr[1])
-		if ra != rb {
-			if rb < ra {
-				ra, rb = rb, ra
-			}
-			parent[rb] = ra
-		}
+		uf.Union(pr[0], pr[1])
 	}
 	// The members of each component of two or more, in input order.
 	count := make([]int32, n)
 	for i := range count {
-		count[find(int32(i))]++
+		count[uf.Find(int32(i))]++
 	}
 	components := map[int32][]int32{}
 	for i := 0; i < n; i++ {
-		if r := find(int32(i)); count[r] > 1 {
+		if r := uf.Find(int32(i)); count[r] > 1 {
 			components[r] = append(components[r], int32(i))
 		}
 	}
-	parent, count = nil, nil
+	uf, count = nil, nil
 	rep := make([]int32, n)
 	for i := range rep {
 		rep[i] = int32(i)
 	}
 	for _, members := range components {
-		keepInComponent(p, members, lens, rep, sim)
+		KeepInComponent(p, members, lens, rep, sim)
 	}
 	return rep, linked
 }
 
-// keepInComponent picks the kept documents of one linked component: the
-// first by the keep rule (input order, or length then input order) keeps
+// KeepInComponent picks the kept documents of one linked component (its
+// members in input order, indexes into lens and rep): the first by the
+// keep rule (input order, or length then input order) keeps
 // every member at or above the threshold against it; the members left form
 // the next cluster, and so on. So every removed document is a near
 // duplicate of the document kept in its place, not only linked to it
 // through others (A like B and B like C does not make A like C).
-func keepInComponent(p MinHashParams, members []int32, lens []uint32, rep []int32, sim func(a, b int32) float64) {
+func KeepInComponent(p MinHashParams, members []int32, lens []uint32, rep []int32, sim func(a, b int32) float64) {
 	if p.Keep == "longest" {
 		slices.SortStableFunc(members, func(a, b int32) int { return cmp.Compare(lens[b], lens[a]) })
 	}
