@@ -64,9 +64,9 @@ func NewApp(s Streams) *cli.App {
 		Name:    "sluice",
 		Usage:   "turn raw text corpora into clean, deduplicated, token-counted training datasets",
 		Version: Version,
-		Description: "sluice reads JSONL (plain, .gz, .zst) and Parquet as Arrow record batches and writes\n" +
-			"Parquet datasets that DuckDB, Polars, pyarrow and Spark read as they are, with a\n" +
-			"manifest.json that accounts for every input row.",
+		Description: "sluice reads JSONL (plain, .gz, .zst), Parquet and web crawls (WARC, WET) as Arrow record\n" +
+			"batches and writes Parquet datasets that DuckDB, Polars, pyarrow and Spark read as they are, with\n" +
+			"a manifest.json that accounts for every input row. `sluice demo` runs it all on a built-in sample.",
 		Reader:    s.In,
 		Writer:    s.Out,
 		ErrWriter: s.Err,
