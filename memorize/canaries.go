@@ -67,7 +67,10 @@ type Canary struct {
 // Insertion is one copy of a canary in a dataset.
 type Insertion struct {
 	Row int64  `json:"row"` // the row's place among the rows with text, from 0, in input order
-	ID  string `json:"id"`  // the row's id, or file:line
+	ID  string `json:"id"`  // the row's id, or file:line; a copy made a row of its own: that row's id
+	// After is, for a copy made a row of its own, the id of the row it
+	// follows (the row Row names).
+	After string `json:"after,omitempty"`
 }
 
 // Generate makes the canaries of p: distinct random secrets from the seed.

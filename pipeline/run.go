@@ -163,6 +163,8 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 				stageCounts[i].RowsIn += sc.RowsIn
 				stageCounts[i].RowsOut += sc.RowsOut
 				stageCounts[i].Seconds += sc.Seconds
+				stageCounts[i].Inserted += sc.Inserted
+				m.Counts.Inserted += sc.Inserted
 				for r, n := range sc.Removed {
 					if stageCounts[i].Removed == nil {
 						stageCounts[i].Removed = map[string]int64{}
@@ -303,7 +305,7 @@ func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer,
 		if err != nil {
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
 		}
-		sc := dataset.StageCounts{Name: st.Name(), RowsIn: rowsIn, RowsOut: res.Kept.NumRows()}
+		sc := dataset.StageCounts{Name: st.Name(), RowsIn: rowsIn, RowsOut: res.Kept.NumRows(), Inserted: int64(res.Inserted)}
 		if sc.RowsOut != rowsIn {
 			u.origins = u.origins.keep(res.Keep)
 		}

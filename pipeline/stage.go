@@ -30,6 +30,9 @@ type Result struct {
 	// (RowOrigin). A stage that leaves it nil still works; the stages after
 	// it then see no origins.
 	Keep []bool
+	// Inserted counts rows the stage added to Kept (rows of its own, not
+	// from the input); the manifest accounts for them.
+	Inserted int
 }
 
 // The columns every removed row carries.

@@ -140,6 +140,7 @@ func (t *task) merge() error {
 			ms.RowsIn += sc.RowsIn
 			ms.RowsOut += sc.RowsOut
 			ms.Seconds += sc.Seconds
+			ms.Inserted += sc.Inserted
 			for r, n := range sc.Removed {
 				if ms.Removed == nil {
 					ms.Removed = map[string]int64{}
@@ -158,6 +159,7 @@ func (t *task) merge() error {
 		c.Quarantined += m.Counts.Quarantined
 		c.UTF8Repaired += m.Counts.UTF8Repaired
 		c.MissingText += m.Counts.MissingText
+		c.Inserted += m.Counts.Inserted
 	}
 	if len(merged.Inputs) != len(p.Inputs) {
 		return fmt.Errorf("merge: the shard manifests list %d inputs, the plan %d", len(merged.Inputs), len(p.Inputs))

@@ -155,15 +155,19 @@ func (c *TextRowCount) firstRows() map[int64]int64 {
 }
 
 // CanarySplice inserts planned canary copies into the texts of their rows
-// (as paragraphs of their own) and records where each copy went. Rows are
-// numbered among the rows with text, in input order, as TextRowCount
-// counted them in an earlier pass over the same input.
+// (as paragraphs of their own), or, with AsRows, as new rows right after
+// them (the canary's text, an id "<canary>.<copy>", every other column
+// null), and records where each copy went. Rows are numbered among the
+// rows with text, in input order, as TextRowCount counted them in an
+// earlier pass over the same input.
 type CanarySplice struct {
 	textField, idField string
 	canaries           []memorize.Canary
 	plan               map[int64][]memorize.Copy
 	first              map[int64]int64
 	mu                 sync.Mutex
+	AsRows             bool
+	copies             map[int]int // with AsRows: copies of each canary made so far, by input order
 }
 
 // NewCanarySplice returns the splicing stage for a plan over the rows
@@ -194,6 +198,9 @@ func (c *CanarySplice) Process(ctx context.Context, mem memory.Allocator, rec ar
 	first, ok := c.first[pipeline.BatchSeq(ctx)]
 	if !ok {
 		return pipeline.Result{}, fmt.Errorf("batch %d was not counted in the first pass (the input changed?)", pipeline.BatchSeq(ctx))
+	}
+	if c.AsRows {
+		return c.insertRows(ctx, mem, rec, text, col, first)
 	}
 	ids := idColumn(rec, c.idField)
 	b := array.NewStringBuilder(mem)
@@ -232,4 +239,104 @@ func (c *CanarySplice) Process(ctx context.Context, mem memory.Allocator, rec ar
 	c.mu.Unlock()
 	f := rec.Schema().Field(col)
 	return pipeline.Result{Kept: columnar.SetColumns(rec, []arrow.Field{f}, []arrow.Array{out})}, nil
+}
+
+// insertRows adds a row of its own after each planned row for each copy
+// planned there. Copies are numbered per canary in input order, which
+// needs the batches in order (pipeline.InOrder).
+func (c *CanarySplice) insertRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, text *array.String, col int, first int64) (pipeline.Result, error) {
+	idCol := -1
+	if idx := rec.Schema().FieldIndices(c.idField); len(idx) > 0 {
+		if _, ok := rec.Column(idx[0]).(*array.String); ok {
+			idCol = idx[0]
+		}
+	}
+	for j, f := range rec.Schema().Fields() {
+		if j != col && j != idCol && !f.Nullable {
+			return pipeline.Result{}, fmt.Errorf("column %q cannot be null, so canaries cannot be rows of their own; splice them into texts instead", f.Name)
+		}
+	}
+	type insert struct {
+		after  int   // the input row it follows
+		row    int64 // that row's place among the rows with text
+		canary int
+	}
+	var planned []insert
+	row := first
+	for i := 0; i < text.Len(); i++ {
+		if text.IsNull(i) {
+			continue
+		}
+		for _, cp := range c.plan[row] {
+			planned = append(planned, insert{after: i, row: row, canary: cp.Canary})
+		}
+		row++
+	}
+	var recorded []struct {
+		canary int
+		ins    memorize.Insertion
+	}
+	b := array.NewRecordBuilder(mem, rec.Schema())
+	defer b.Release()
+	err := pipeline.InOrder(ctx, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.copies == nil {
+			c.copies = map[int]int{}
+		}
+		ids := idColumn(rec, c.idField)
+		for _, p := range planned {
+			cn := c.canaries[p.canary]
+			c.copies[p.canary]++
+			id := fmt.Sprintf("%s.%d", cn.ID, c.copies[p.canary])
+			for j := range rec.Schema().Fields() {
+				switch j {
+				case col:
+					b.Field(j).(*array.StringBuilder).Append(cn.Text)
+				case idCol:
+					b.Field(j).(*array.StringBuilder).Append(id)
+				default:
+					b.Field(j).AppendNull()
+				}
+			}
+			recorded = append(recorded, struct {
+				canary int
+				ins    memorize.Insertion
+			}{p.canary, memorize.Insertion{Row: p.row, ID: id, After: rowID(ctx, ids, p.after)}})
+		}
+	})
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	inserts := b.NewRecordBatch()
+	defer inserts.Release()
+	// The input rows up to and including each planned row, then its new
+	// rows, and the rest.
+	var parts []arrow.RecordBatch
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	from, k := 0, 0
+	for k < len(planned) {
+		after := planned[k].after
+		n := 1
+		for k+n < len(planned) && planned[k+n].after == after {
+			n++
+		}
+		parts = append(parts, rec.NewSlice(int64(from), int64(after+1)), inserts.NewSlice(int64(k), int64(k+n)))
+		from, k = after+1, k+n
+	}
+	parts = append(parts, rec.NewSlice(int64(from), rec.NumRows()))
+	out, err := columnar.Concat(mem, rec.Schema(), parts)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	c.mu.Lock()
+	for _, r := range recorded {
+		c.canaries[r.canary].Inserted = append(c.canaries[r.canary].Inserted, r.ins)
+	}
+	c.mu.Unlock()
+	return pipeline.Result{Kept: out, Inserted: len(planned)}, nil
 }

@@ -27,6 +27,7 @@ type MemorizeOptions struct {
 	Canaries    memorize.CanaryParams
 	Repeats     string
 	Into        cli.StringSlice
+	As          string // splice or rows
 	ProbesFile  string
 	CanaryFile  string
 	Generations string
@@ -72,7 +73,9 @@ func memorizeCommand(s Streams) *cli.Command {
 			ArgsUsage: "-o OUT [--into DATASET...]",
 			Description: "Canary i is --format with {secret} replaced by --digits random digits (from --seed) and is\n" +
 				"inserted --repeats[i mod k] times. With --into, every copy goes, as a paragraph of its own at a\n" +
-				"random paragraph boundary, into a row with text picked at random; OUT is the dataset copy and the\n" +
+				"random paragraph boundary, into a row with text picked at random (--as splice), or as a row of its\n" +
+				"own right after that row (--as rows: the canary's text, id <canary>.<copy>, other columns null;\n" +
+				"the manifest counts them as inserted); OUT is the dataset copy and the\n" +
 				"canary file (canary, secret, repeats, the rows it went into) is written beside it as\n" +
 				"OUT/canaries.jsonl or OUT.canaries.jsonl. Without --into, OUT is the canary file alone.",
 			Flags: append(withOutput(append(inputFlags(&co.ConvertOptions), outputFlags(&co.ConvertOptions)...), canaryOut),
@@ -81,7 +84,9 @@ func memorizeCommand(s Streams) *cli.Command {
 				&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &co.Canaries.Seed, Usage: "seed of the secrets and of where they go"},
 				&cli.StringFlag{Name: "format", Value: memorize.DefaultFormat, Destination: &co.Canaries.Format, Usage: "canary text, {secret} marking the secret"},
 				&cli.IntFlag{Name: "digits", Value: 9, Destination: &co.Canaries.Digits, Usage: "digits of a secret (4-18): the secret space is 10^digits"},
-				&cli.StringSliceFlag{Name: "into", Destination: &co.Into, Usage: "the dataset (files, globs, directories) to copy with the canaries inserted"}),
+				&cli.StringSliceFlag{Name: "into", Destination: &co.Into, Usage: "the dataset (files, globs, directories) to copy with the canaries inserted"},
+				&cli.StringFlag{Name: "as", Value: "splice", Destination: &co.As,
+					Usage: "how a copy goes into the dataset: splice (a paragraph of a row's text) or rows (a row of its own after that row)"}),
 			Action: action(func(c *cli.Context) error { return runMemorizeCanaries(c.Context, co, os.Args, s) }),
 		}, {
 			Name:      "score",
@@ -194,6 +199,9 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 	if err != nil {
 		return usageError{err}
 	}
+	if o.As != "splice" && o.As != "rows" {
+		return usagef("--as must be splice or rows, not %q", o.As)
+	}
 	into := o.Into.Value()
 	if len(into) == 0 {
 		if !strings.HasSuffix(o.Output, ".jsonl") {
@@ -224,6 +232,7 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 		return err
 	}
 	splice := stages.NewCanarySplice(o.TextField, o.IDField, canaries, plan, counted)
+	splice.AsRows = o.As == "rows"
 	cfg.Stages = []pipeline.Stage{splice}
 	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "inserting")
 	if m != nil {
@@ -240,8 +249,12 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 	for _, c := range canaries {
 		copies += c.Repeats
 	}
-	fmt.Fprintf(s.Out, "%d canaries (seed %d), %d copies spliced into %d rows with text; canary file: %s\n",
-		len(canaries), o.Canaries.Seed, copies, counted.Total(), path)
+	how := "spliced into"
+	if splice.AsRows {
+		how = "added as rows after"
+	}
+	fmt.Fprintf(s.Out, "%d canaries (seed %d), %d copies %s %d rows with text; canary file: %s\n",
+		len(canaries), o.Canaries.Seed, copies, how, counted.Total(), path)
 	return nil
 }
 

@@ -216,3 +216,64 @@ func TestDemoContaminationFindsThePlantedLeak(t *testing.T) {
 		t.Fatalf("%d demo probes", n)
 	}
 }
+
+// --as rows plants every copy as a row of its own right after the row the
+// plan picked: the input rows keep their texts and order, the manifest
+// counts the new rows as inserted, and the result does not depend on the
+// workers.
+func TestMemorizeCanariesAsRows(t *testing.T) {
+	dir := t.TempDir()
+	corpus := memorizeCorpus(t, dir, 40, false)
+	var outs []string
+	for _, workers := range []string{"1", "2"} {
+		out := filepath.Join(dir, "rows-"+workers)
+		runMain(t, "memorize", "canaries", "--into", corpus, "-o", out, "--n", "4", "--repeats", "1,5", "--seed", "9",
+			"--as", "rows", "--workers", workers, "--batch-rows", "7")
+		rows := rowsOf(t, filepath.Join(out, "data"))
+		if len(rows) != 40+12 {
+			t.Fatalf("%d rows, want the 40 of the input and 12 canary rows", len(rows))
+		}
+		byID := map[string]int{}
+		var inputIDs []string
+		for i, r := range rows {
+			id, _ := r["id"].(string)
+			byID[id] = i
+			if !strings.HasPrefix(id, "canary-") {
+				inputIDs = append(inputIDs, id)
+			}
+		}
+		if len(inputIDs) != 40 {
+			t.Fatalf("%d input rows in the copy", len(inputIDs))
+		}
+		for _, c := range readProbes(t, filepath.Join(out, "canaries.jsonl")) {
+			ins := c["inserted"].([]any)
+			if len(ins) != int(c["repeats"].(float64)) {
+				t.Fatalf("%s: %d insertions recorded, want %v", c["id"], len(ins), c["repeats"])
+			}
+			for _, x := range ins {
+				in := x.(map[string]any)
+				at, ok := byID[in["id"].(string)]
+				if !ok || rows[at]["text"] != c["canary"] {
+					t.Fatalf("insertion %v: no row with that id and the canary's text", in)
+				}
+				// The rows between the one it follows and it are canaries too.
+				after := byID[in["after"].(string)]
+				for j := after + 1; j < at; j++ {
+					if id, _ := rows[j]["id"].(string); !strings.HasPrefix(id, "canary-") {
+						t.Fatalf("insertion %v is not right after row %v", in, in["after"])
+					}
+				}
+			}
+		}
+		m := readManifest(t, filepath.Join(out, "manifest.json"))
+		if c := m["counts"].(map[string]any); c["inserted"] != 12.0 || c["rows_in"] != 40.0 || c["rows_out"] != 52.0 {
+			t.Fatalf("manifest counts %v", c)
+		}
+		part, _ := os.ReadFile(filepath.Join(out, "data", "part-00000.parquet"))
+		canaries, _ := os.ReadFile(filepath.Join(out, "canaries.jsonl"))
+		outs = append(outs, string(part)+string(canaries))
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("the dataset copy or the canary file depends on --workers")
+	}
+}

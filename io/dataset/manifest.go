@@ -40,13 +40,14 @@ type InputFile struct {
 
 // StageCounts is what one pipeline stage did.
 type StageCounts struct {
-	Name    string           `json:"name"`
-	Config  any              `json:"config,omitempty"`
-	RowsIn  int64            `json:"rows_in"`
-	RowsOut int64            `json:"rows_out"`
-	Removed map[string]int64 `json:"removed,omitempty"`
-	Seconds float64          `json:"seconds"`
-	Report  any              `json:"report,omitempty"` // what the stage found, for stages that tell
+	Name     string           `json:"name"`
+	Config   any              `json:"config,omitempty"`
+	RowsIn   int64            `json:"rows_in"`
+	RowsOut  int64            `json:"rows_out"`
+	Removed  map[string]int64 `json:"removed,omitempty"`
+	Inserted int64            `json:"inserted,omitempty"` // rows the stage added
+	Seconds  float64          `json:"seconds"`
+	Report   any              `json:"report,omitempty"` // what the stage found, for stages that tell
 }
 
 // Counts are the totals.
@@ -57,13 +58,16 @@ type Counts struct {
 	Quarantined  int64 `json:"quarantined"`
 	UTF8Repaired int64 `json:"utf8_repaired"`
 	MissingText  int64 `json:"missing_text"`
+	// Inserted counts rows a stage added (canaries planted as rows of
+	// their own): they are in rows_out without being in rows_in.
+	Inserted int64 `json:"inserted,omitempty"`
 }
 
 // Check verifies that the counts add up.
 func (c Counts) Check() error {
-	if c.RowsIn != c.RowsOut+c.Removed+c.Quarantined {
-		return fmt.Errorf("manifest: rows do not add up: rows_in %d != rows_out %d + removed %d + quarantined %d",
-			c.RowsIn, c.RowsOut, c.Removed, c.Quarantined)
+	if c.RowsIn+c.Inserted != c.RowsOut+c.Removed+c.Quarantined {
+		return fmt.Errorf("manifest: rows do not add up: rows_in %d + inserted %d != rows_out %d + removed %d + quarantined %d",
+			c.RowsIn, c.Inserted, c.RowsOut, c.Removed, c.Quarantined)
 	}
 	return nil
 }
