@@ -32,6 +32,17 @@ func RowOrigin(ctx context.Context, i int) string {
 	return o.files[o.file[i]].Label() + ":" + strconv.FormatInt(o.line[i], 10)
 }
 
+// RowFile returns the name of the input file row i of the batch a stage
+// is processing came from, as RowOrigin names it without the line, or ""
+// when the pipeline does not know it.
+func RowFile(ctx context.Context, i int) string {
+	o, _ := ctx.Value(originsKey{}).(*origins)
+	if o == nil || i < 0 || i >= len(o.line) {
+		return ""
+	}
+	return o.files[o.file[i]].Label()
+}
+
 // jsonlOrigins are the origins of the rows a chunk decoded into: its lines
 // but the quarantined ones, which are in line order.
 func jsonlOrigins(files []input.File, c *jsonl.Chunk, bad []jsonl.BadLine) *origins {

@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -192,7 +191,7 @@ func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, rec a
 		if sources != nil {
 			source = sources[i]
 		} else { // no source column (OutputSchema let that pass): by input file
-			source = originFile(ctx, i)
+			source = pipeline.RowFile(ctx, i)
 		}
 		if text.IsNull(i) {
 			batch.Row(position(ctx, i), "", source, nil)
@@ -259,14 +258,4 @@ func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, rec a
 		removed = with
 	}
 	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons, Keep: keep}, nil
-}
-
-// originFile returns the input file row i of the batch came from, or ""
-// when the pipeline does not know it.
-func originFile(ctx context.Context, i int) string {
-	o := pipeline.RowOrigin(ctx, i)
-	if at := strings.LastIndexByte(o, ':'); at >= 0 {
-		return o[:at]
-	}
-	return o
 }
