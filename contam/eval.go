@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
 	"github.com/sluice-data/sluice/io/pqio"
@@ -197,24 +198,25 @@ func readParquet(f input.File, set int, o EvalOptions, examples []Example) ([]Ex
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Label(), err)
 	}
-	var paths [][]int
+	var paths []string
 	if len(o.Fields) == 0 {
-		for i, fl := range s.Fields() {
+		for _, fl := range s.Fields() {
 			if fl.Name != o.IDField {
-				paths = append(paths, []int{i})
+				paths = append(paths, fl.Name)
 			}
 		}
 	} else {
 		for _, field := range o.Fields {
-			if p, ok := fieldPath(s, field); ok {
-				paths = append(paths, p)
+			if _, err := columnar.MemberField(s, field); err == nil {
+				paths = append(paths, field)
 			}
 		}
 		if len(paths) == 0 {
 			return nil, fmt.Errorf("%s: %w %s (columns: %s)", f.Label(), ErrNoFields, strings.Join(o.Fields, ","), columnNames(s))
 		}
 	}
-	idPath, hasID := fieldPath(s, o.IDField)
+	_, idErr := columnar.MemberField(s, o.IDField)
+	hasID := o.IDField != "" && idErr == nil
 	var row int64
 	var text []byte
 	for {
@@ -227,11 +229,11 @@ func readParquet(f input.File, set int, o EvalOptions, examples []Example) ([]Ex
 		}
 		cols := make([]arrow.Array, len(paths))
 		for i, p := range paths {
-			cols[i] = columnAt(rec, p)
+			cols[i], _ = columnar.Member(rec, p) // checked against the schema above
 		}
 		var ids arrow.Array
 		if hasID {
-			ids = columnAt(rec, idPath)
+			ids, _ = columnar.Member(rec, o.IDField)
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			row++
@@ -260,60 +262,8 @@ func columnNames(s *arrow.Schema) string {
 	return strings.Join(names, ",")
 }
 
-// fieldPath finds a dotted path of struct members in s: the field index at
-// each level.
-func fieldPath(s *arrow.Schema, path string) ([]int, bool) {
-	if path == "" {
-		return nil, false
-	}
-	parts := strings.Split(path, ".")
-	idx := s.FieldIndices(parts[0])
-	if len(idx) == 0 {
-		return nil, false
-	}
-	out := []int{idx[0]}
-	t := s.Field(idx[0]).Type
-	for _, p := range parts[1:] {
-		st, ok := t.(*arrow.StructType)
-		if !ok {
-			return nil, false
-		}
-		i, ok := st.FieldIdx(p)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, i)
-		t = st.Field(i).Type
-	}
-	return out, true
-}
-
-// nullableChild is a struct member read through its parent: null where
-// the parent is.
-type nullableChild struct {
-	arrow.Array
-	parent arrow.Array
-}
-
-func (n nullableChild) IsValid(i int) bool { return n.parent.IsValid(i) && n.Array.IsValid(i) }
-
-func columnAt(rec arrow.RecordBatch, path []int) arrow.Array {
-	col := rec.Column(path[0])
-	for _, i := range path[1:] {
-		st := col // a struct, possibly read through its own parent
-		if p, ok := col.(nullableChild); ok {
-			st = p.Array
-		}
-		col = nullableChild{Array: st.(*array.Struct).Field(i), parent: col}
-	}
-	return col
-}
-
 func scalarText(col arrow.Array, i int) string {
-	if c, ok := col.(nullableChild); ok {
-		col = c.Array
-	}
-	switch a := col.(type) {
+	switch a := columnar.Unmask(col).(type) {
 	case *array.String:
 		return a.Value(i)
 	case *array.LargeString:
@@ -330,10 +280,7 @@ func appendArrowText(dst []byte, col arrow.Array, i int) []byte {
 	if !col.IsValid(i) {
 		return dst
 	}
-	if c, ok := col.(nullableChild); ok {
-		col = c.Array
-	}
-	switch a := col.(type) {
+	switch a := columnar.Unmask(col).(type) {
 	case *array.String:
 		return append(append(dst, a.Value(i)...), '\n')
 	case *array.LargeString:

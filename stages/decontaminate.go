@@ -149,7 +149,7 @@ func (d *Decontaminate) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	}
 	d.hasSource = false
 	if d.p.SourceField != "" {
-		if _, err := fieldByPath(in, d.p.SourceField); err == nil {
+		if _, err := columnar.MemberField(in, d.p.SourceField); err == nil {
 			d.hasSource = true
 		} else if !d.sourceIfPresent {
 			return nil, fmt.Errorf("source field: %w", err)
@@ -168,7 +168,7 @@ func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, rec a
 	}
 	var sources []string
 	if d.hasSource {
-		col, err := columnByPath(rec, d.p.SourceField)
+		col, err := columnar.Member(rec, d.p.SourceField)
 		if err != nil {
 			return pipeline.Result{}, err
 		}

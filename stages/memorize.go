@@ -46,7 +46,7 @@ func (p *ProbeSample) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	if err := checkTextField(in, p.textField); err != nil {
 		return nil, err
 	}
-	_, err := fieldByPath(in, p.sourceField)
+	_, err := columnar.MemberField(in, p.sourceField)
 	p.hasSource = p.sourceField != "" && err == nil
 	if p.sampler.Params().StratifyBy == "source" && !p.hasSource {
 		return nil, fmt.Errorf("cannot stratify by source: %w", err)
@@ -66,7 +66,7 @@ func (p *ProbeSample) Process(ctx context.Context, _ memory.Allocator, rec arrow
 	}
 	var sources []string
 	if p.hasSource {
-		col, err := columnByPath(rec, p.sourceField)
+		col, err := columnar.Member(rec, p.sourceField)
 		if err != nil {
 			return pipeline.Result{}, err
 		}

@@ -72,8 +72,8 @@ func (t *Tokens) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 		return nil, err
 	}
 	for _, g := range t.groupBy {
-		if _, err := fieldByPath(in, g); err != nil {
-			return nil, err
+		if _, err := columnar.MemberField(in, g); err != nil {
+			return nil, fmt.Errorf("cannot group by %s: %w", g, err)
 		}
 	}
 	if !t.addColumn {
@@ -104,7 +104,7 @@ func (t *Tokens) Process(_ context.Context, mem memory.Allocator, rec arrow.Reco
 
 	keys := make([][]string, len(t.groupBy))
 	for g, path := range t.groupBy {
-		col, err := columnByPath(rec, path)
+		col, err := columnar.Member(rec, path)
 		if err != nil {
 			return pipeline.Result{}, err
 		}
@@ -171,94 +171,16 @@ func (t *Tokens) Groups() ([]*TokenGroup, *TokenGroup) {
 	return out, total
 }
 
-// fieldByPath finds a column or a nested struct member, e.g. "meta.source".
-func fieldByPath(s *arrow.Schema, path string) (arrow.Field, error) {
-	parts := strings.Split(path, ".")
-	idx := s.FieldIndices(parts[0])
-	if len(idx) == 0 {
-		return arrow.Field{}, fmt.Errorf("no column %q to group by (columns: %v)", parts[0], fieldNames(s))
-	}
-	f := s.Field(idx[0])
-	for _, p := range parts[1:] {
-		st, ok := f.Type.(*arrow.StructType)
-		if !ok {
-			return arrow.Field{}, fmt.Errorf("cannot group by %q: %s is not a struct", path, f.Name)
-		}
-		child, ok := st.FieldByName(p)
-		if !ok {
-			return arrow.Field{}, fmt.Errorf("cannot group by %q: %s has no member %q", path, f.Name, p)
-		}
-		f = child
-	}
-	return f, nil
-}
-
-// columnByPath returns the array at a column path. A null struct makes its
-// members null.
-func columnByPath(rec arrow.RecordBatch, path string) (arrow.Array, error) {
-	parts := strings.Split(path, ".")
-	idx := rec.Schema().FieldIndices(parts[0])
-	if len(idx) == 0 {
-		return nil, fmt.Errorf("no column %q", parts[0])
-	}
-	col := rec.Column(idx[0])
-	var parents []arrow.Array // the structs above col that have nulls
-	for _, p := range parts[1:] {
-		st, ok := col.(*array.Struct)
-		if !ok {
-			return nil, fmt.Errorf("%q is not a struct", path)
-		}
-		i, ok := st.DataType().(*arrow.StructType).FieldIdx(p)
-		if !ok {
-			return nil, fmt.Errorf("no member %q in %q", p, path)
-		}
-		if st.NullN() > 0 {
-			parents = append(parents, st)
-		}
-		col = st.Field(i)
-	}
-	if len(parents) > 0 {
-		col = &nullMasked{Array: col, parents: parents}
-	}
-	return col, nil
-}
-
-// nullMasked reads a struct member as null where a struct above it is
-// null.
-type nullMasked struct {
-	arrow.Array
-	parents []arrow.Array
-}
-
-func (n *nullMasked) IsNull(i int) bool { return n.parentNull(i) || n.Array.IsNull(i) }
-
-func (n *nullMasked) parentNull(i int) bool {
-	for _, p := range n.parents {
-		if p.IsNull(i) {
-			return true
-		}
-	}
-	return false
-}
-
 // stringValues renders every value of col as a group key.
 func stringValues(col arrow.Array) []string {
-	if nm, ok := col.(*nullMasked); ok {
-		out := stringValues(nm.Array)
-		for i := range out {
-			if nm.parentNull(i) {
-				out[i] = "(null)"
-			}
-		}
-		return out
-	}
+	values := columnar.Unmask(col)
 	out := make([]string, col.Len())
 	for i := range out {
 		switch {
 		case col.IsNull(i):
 			out[i] = "(null)"
 		default:
-			switch a := col.(type) {
+			switch a := values.(type) {
 			case *array.String:
 				out[i] = a.Value(i)
 			case *array.Int64:

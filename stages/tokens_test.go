@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
 )
 
 // A member two structs deep is null wherever either struct above it is.
@@ -35,7 +36,7 @@ func TestColumnByPathThroughNullStructs(t *testing.T) {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	col, err := columnByPath(rec, "a.b.c")
+	col, err := columnar.Member(rec, "a.b.c")
 	if err != nil {
 		t.Fatal(err)
 	}
