@@ -218,7 +218,7 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	for i, st := range src.stats() {
 		in := dataset.InputFile{Path: cfg.Inputs[i].Label(), Format: cfg.Inputs[i].Format.String(),
 			Bytes: st.Bytes, Hash: fmt.Sprintf("%016x", st.Hash), Rows: st.Lines,
-			Quarantined: quarantinedBy[i], BlankLines: st.BlankLines}
+			Quarantined: quarantinedBy[i], BlankLines: st.BlankLines, SkippedRecords: st.Skipped}
 		if cfg.Inputs[i].Format == input.JSONL {
 			in.Compression = cfg.Inputs[i].Compression.String()
 		}

@@ -134,6 +134,7 @@ func (s *warcSource) readFile(i int) {
 				return
 			}
 		}
+		st.Skipped = br.Skipped()
 		if serr := r.StreamErr(); serr != nil {
 			st.Err = fmt.Errorf("%s: %w", f.Label(), serr)
 		}

@@ -69,8 +69,8 @@ func TestWARCTypesChooseTheRows(t *testing.T) {
 	cfg := testConfig(t, filepath.Join(dir, "wet.parquet"), a)
 	cfg.WARCTypes = []string{"conversion"}
 	m := run(t, cfg)
-	if m.Counts.RowsOut != 10 {
-		t.Fatalf("counts %+v", m.Counts)
+	if m.Counts.RowsOut != 10 || m.Inputs[0].SkippedRecords != 30 {
+		t.Fatalf("counts %+v; %d records skipped, want the 30 responses", m.Counts, m.Inputs[0].SkippedRecords)
 	}
 	if strings.Contains(string(m.Schema), "payload") {
 		t.Fatalf("conversion-only schema has a payload column: %s", m.Schema)

@@ -35,7 +35,9 @@ type InputFile struct {
 	Rows        int64  `json:"rows"`
 	Quarantined int64  `json:"quarantined"`
 	BlankLines  int64  `json:"blank_lines,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// SkippedRecords counts WARC records of types not read (--warc-types).
+	SkippedRecords int64  `json:"skipped_records,omitempty"`
+	Error          string `json:"error,omitempty"`
 }
 
 // StageCounts is what one pipeline stage did.

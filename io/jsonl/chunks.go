@@ -53,6 +53,7 @@ type FileStat struct {
 	File       input.File
 	Lines      int64 // non-blank lines, each of which becomes a row or a quarantine entry
 	BlankLines int64
+	Skipped    int64 // records of other types than the ones read (WARC)
 	Bytes      int64 // raw bytes read
 	Hash       uint64
 	Err        error // a read error that ended the file early (truncated or corrupt stream)
