@@ -3,6 +3,8 @@ package hftok
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sluice-data/sluice/kernels/tokenize"
 )
 
 // Hand-written matchers for the split patterns that nearly every byte-level
@@ -99,39 +101,6 @@ func skipNewlines(text []byte, i int) int {
 	return i
 }
 
-// contraction returns the length of the contraction ('s, 't, 're, 've, 'm,
-// 'll, 'd) that starts at the apostrophe text[i], or 0. With fold, case is
-// ignored as regexp's (?i) does, for which U+017F (long s) is an s.
-func contraction(text []byte, i int, fold bool) int {
-	rest := text[i+1:]
-	if len(rest) == 0 {
-		return 0
-	}
-	lower := func(b byte) byte {
-		if fold && 'A' <= b && b <= 'Z' {
-			return b + 'a' - 'A'
-		}
-		return b
-	}
-	switch lower(rest[0]) {
-	case 's', 't', 'm', 'd':
-		return 2
-	case 'r', 'v':
-		if len(rest) > 1 && lower(rest[1]) == 'e' {
-			return 3
-		}
-	case 'l':
-		if len(rest) > 1 && lower(rest[1]) == 'l' {
-			return 3
-		}
-	case 0xC5:
-		if fold && len(rest) > 1 && rest[1] == 0xBF { // U+017F
-			return 3
-		}
-	}
-	return 0
-}
-
 // spaceEnd ends a piece of whitespace starting at i: "\s+(?!\S)|\s+" when
 // newlines is false, and "\s*[\r\n]+|\s+(?!\S)|\s+" when true.
 func spaceEnd(text []byte, i int, newlines bool) int {
@@ -161,7 +130,7 @@ func spaceEnd(text []byte, i int, newlines bool) int {
 //	's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 func nextGPT2(text []byte, i int) int {
 	if text[i] == '\'' {
-		if m := contraction(text, i, false); m > 0 {
+		if m := tokenize.Contraction(text, i, false); m > 0 {
 			return i + m
 		}
 	}
@@ -183,7 +152,7 @@ func nextGPT2(text []byte, i int) int {
 //	 ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 func nextCL100K(text []byte, i int, digits int) int {
 	if text[i] == '\'' {
-		if m := contraction(text, i, true); m > 0 {
+		if m := tokenize.Contraction(text, i, true); m > 0 {
 			return i + m
 		}
 	}

@@ -23,7 +23,7 @@ func nextCL100K(text []byte, i int) int {
 		return skipUpTo(text, i+n, 1<<clNumber, 2)
 	case clOther, clMark:
 		if text[i] == '\'' {
-			if m := contraction(text, i, true); m > 0 {
+			if m := Contraction(text, i, true); m > 0 {
 				return i + m
 			}
 		}
@@ -127,7 +127,7 @@ func upperRun(text []byte, p int) int {
 // (?i:'s|'t|'re|'ve|'m|'ll|'d).
 func contractionEnd(text []byte, e int) int {
 	if e < len(text) && text[e] == '\'' {
-		return e + contraction(text, e, true)
+		return e + Contraction(text, e, true)
 	}
 	return e
 }
@@ -144,7 +144,7 @@ func nextR50K(text []byte, i int) int {
 		return skip(text, i+n, 1<<clNumber)
 	case clOther, clMark:
 		if text[i] == '\'' {
-			if m := contraction(text, i, false); m > 0 {
+			if m := Contraction(text, i, false); m > 0 {
 				return i + m
 			}
 		}
@@ -164,10 +164,11 @@ func nextR50K(text []byte, i int) int {
 	return spaceRun(text, i, false)
 }
 
-// contraction returns the length of 's, 't, 're, 've, 'm, 'll or 'd at
-// text[i] (an apostrophe), or 0. With fold the letters match as (?i) does,
+// Contraction returns the length of 's, 't, 're, 've, 'm, 'll or 'd at
+// text[i] (an apostrophe), or 0; the pre-tokenizers of tiktoken and of
+// tokenizer.json models both split them off. With fold the letters match as (?i) does,
 // by simple case folding: either case, and U+017F (long s) for s.
-func contraction(text []byte, i int, fold bool) int {
+func Contraction(text []byte, i int, fold bool) int {
 	rest := text[i+1:]
 	if len(rest) == 0 {
 		return 0
