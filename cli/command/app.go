@@ -145,3 +145,11 @@ func printError(w io.Writer, err error, jsonLog bool) {
 	}
 	fmt.Fprintln(w, "sluice: error: "+msg)
 }
+
+// printJSON writes v as indented JSON, the --json output of the commands
+// that have one.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -254,9 +254,7 @@ func runBudget(ctx context.Context, o *BudgetOptions, args []string, s Streams) 
 		return usageError{err} // every input came from the command line
 	}
 	if o.JSON {
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(newBudgetReport(plan))
+		return printJSON(s.Out, newBudgetReport(plan))
 	}
 	printBudget(s.Out, plan)
 	return nil

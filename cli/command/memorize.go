@@ -334,9 +334,7 @@ func runMemorizeScore(o *MemorizeOptions, s Streams) error {
 		rep = memorize.ScoreCanaries(canaries, gens, o.Verbatim)
 	}
 	if o.JSON {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		_, err := s.Out.Write(append(b, '\n'))
-		return err
+		return printJSON(s.Out, rep)
 	}
 	rep.WriteText(s.Out)
 	return nil

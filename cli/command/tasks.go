@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -131,9 +130,7 @@ func runTasksValidate(ctx context.Context, o *TasksValidateOptions, args []strin
 		return err
 	}
 	if o.JSON {
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(s.Out, rep); err != nil {
 			return err
 		}
 	} else if err := rep.WriteText(s.Out); err != nil {
@@ -321,9 +318,7 @@ func runTasksSplit(ctx context.Context, o *TasksSplitOptions, args, command []st
 		return err
 	}
 	if o.JSON {
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(s.Out, rep)
 	}
 	return rep.WriteText(s.Out)
 }

@@ -96,9 +96,7 @@ func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s 
 		return err
 	}
 	if o.JSON {
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
+		if err := printJSON(s.Out, report); err != nil {
 			return err
 		}
 	} else {
