@@ -14,48 +14,45 @@ import (
 // in their original order; either may have no rows. The caller releases
 // both.
 func Split(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, keep []bool) (kept, dropped arrow.RecordBatch, err error) {
-	if len(keep) != int(rec.NumRows()) {
-		return nil, nil, fmt.Errorf("columnar: mask of %d rows for a batch of %d", len(keep), rec.NumRows())
-	}
-	n := 0
-	for _, k := range keep {
-		if k {
-			n++
-		}
-	}
-	if n == len(keep) {
-		rec.Retain()
-		return rec, rec.NewSlice(0, 0), nil
-	}
-	if n == 0 {
-		rec.Retain()
-		return rec.NewSlice(0, 0), rec, nil
-	}
-	ctx = compute.WithAllocator(ctx, mem)
-	b := array.NewBooleanBuilder(mem)
-	defer b.Release()
-	b.AppendValues(keep, nil)
-	mask := b.NewBooleanArray()
-	defer mask.Release()
-	if kept, err = compute.FilterRecordBatch(ctx, rec, mask, compute.DefaultFilterOptions()); err != nil {
+	if kept, err = Filter(ctx, mem, rec, keep, true); err != nil {
 		return nil, nil, err
 	}
-	for i := range keep {
-		keep[i] = !keep[i]
-	}
-	defer func() { // give the caller's mask back as it was
-		for i := range keep {
-			keep[i] = !keep[i]
-		}
-	}()
-	b.AppendValues(keep, nil)
-	inverse := b.NewBooleanArray()
-	defer inverse.Release()
-	if dropped, err = compute.FilterRecordBatch(ctx, rec, inverse, compute.DefaultFilterOptions()); err != nil {
+	if dropped, err = Filter(ctx, mem, rec, keep, false); err != nil {
 		kept.Release()
 		return nil, nil, err
 	}
 	return kept, dropped, nil
+}
+
+// Filter returns the rows of rec whose keep value is want, in their
+// original order (no rows, or rec itself, without copying when all or none
+// match). The caller releases the result.
+func Filter(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, keep []bool, want bool) (arrow.RecordBatch, error) {
+	if len(keep) != int(rec.NumRows()) {
+		return nil, fmt.Errorf("columnar: mask of %d rows for a batch of %d", len(keep), rec.NumRows())
+	}
+	n := 0
+	for _, k := range keep {
+		if k == want {
+			n++
+		}
+	}
+	switch n {
+	case len(keep):
+		rec.Retain()
+		return rec, nil
+	case 0:
+		return rec.NewSlice(0, 0), nil
+	}
+	b := array.NewBooleanBuilder(mem)
+	defer b.Release()
+	b.Reserve(len(keep))
+	for _, k := range keep {
+		b.UnsafeAppend(k == want)
+	}
+	mask := b.NewBooleanArray()
+	defer mask.Release()
+	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
 }
 
 // SetColumns returns rec with the given columns: a field whose name rec

@@ -249,18 +249,16 @@ func (d *DedupLines) Process(ctx context.Context, mem memory.Allocator, rec arro
 	defer rewritten.Release()
 	withText := columnar.SetColumns(rec, []arrow.Field{rec.Schema().Field(idx)}, []arrow.Array{rewritten})
 	defer withText.Release()
-	kept, emptied, err := columnar.Split(ctx, mem, withText, keep)
+	kept, err := columnar.Filter(ctx, mem, withText, keep, true)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	emptied.Release()
 	// Removed rows keep their text as it came, to show what was lost.
-	unchanged, removed, err := columnar.Split(ctx, mem, rec, keep)
+	removed, err := columnar.Filter(ctx, mem, rec, keep, false)
 	if err != nil {
 		kept.Release()
 		return pipeline.Result{}, err
 	}
-	unchanged.Release()
 	reasons := make([]string, removed.NumRows())
 	for i := range reasons {
 		reasons[i] = "empty_after_line_dedup"

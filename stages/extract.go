@@ -158,20 +158,18 @@ func (e *Extract) Process(ctx context.Context, mem memory.Allocator, rec arrow.R
 	}
 	// Kept rows lose the payload; removed rows keep it, to see why.
 	keep, failed := keepMask(reasons)
-	kept, dropped, err := columnar.Split(ctx, mem, out, keep)
+	kept, err := columnar.Filter(ctx, mem, out, keep, true)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	dropped.Release()
 	if len(failed) == 0 {
 		return pipeline.Result{Kept: kept, Keep: keep}, nil
 	}
-	keptIn, removed, err := columnar.Split(ctx, mem, rec, keep)
+	removed, err := columnar.Filter(ctx, mem, rec, keep, false)
 	if err != nil {
 		kept.Release()
 		return pipeline.Result{}, err
 	}
-	keptIn.Release()
 	return pipeline.Result{Kept: kept, Removed: removed, Reasons: failed, Keep: keep}, nil
 }
 
