@@ -22,14 +22,16 @@ type dictionary struct {
 	labelCounts     []int64
 
 	// pruneSize is -1 when every bucket has a row; otherwise the number of
-	// buckets kept, which pruned maps to their rows.
+	// buckets kept, which pruned maps to their rows. A model quantized
+	// with -cutoff that kept only words has pruneSize 0: no bucket has a
+	// row, and the input matrix holds the words alone.
 	pruneSize int64
 	pruned    pruneTable
-	maxPruned int32 // the largest row index pruned holds
+	maxPruned int32 // the largest row index pruned holds; -1 when it is empty
 }
 
 func readDictionary(r *reader, a *Args) dictionary {
-	var d dictionary
+	d := dictionary{maxPruned: -1}
 	size := r.int32()
 	d.nwords, d.nlabels = r.int32(), r.int32()
 	r.int64() // ntokens
@@ -74,7 +76,6 @@ func readDictionary(r *reader, a *Args) dictionary {
 			return d
 		}
 		d.pruned = newPruneTable(int(d.pruneSize))
-		d.maxPruned = -1
 		maxKey := int32(0)
 		for i := int64(0); i < d.pruneSize && r.err == nil; i++ {
 			from, to := r.int32(), r.int32()

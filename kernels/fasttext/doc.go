@@ -42,3 +42,7 @@
 //	p := m.NewPredictor()
 //	preds := p.Predict(text, 1, 0, nil) // top label with its probability
 package fasttext
+
+// The parity goldens of testdata/parity are recorded with the fasttext
+// command (testdata/parity/README.md).
+//go:generate go test -run TestParityGolden -update

@@ -195,7 +195,9 @@ func (m *Model) check() error {
 	if m.input.cols != dim || m.output.cols != dim {
 		return fmt.Errorf("matrices of %d and %d columns for dimension %d", m.input.cols, m.output.cols, dim)
 	}
-	// Rows of the input matrix: the words, then one per (kept) bucket.
+	// Rows of the input matrix: the words, then one per bucket, or one per
+	// bucket kept when the dictionary is pruned (none when only words were
+	// kept).
 	need := int64(d.nwords)
 	if d.pruneSize < 0 {
 		if m.args.MaxN > 0 || m.args.WordNgrams > 1 {
