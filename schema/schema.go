@@ -3,8 +3,9 @@
 // small JSON file, and that maps one to one onto an Arrow schema.
 //
 // Kinds widen as rows disagree: null gives way to anything, int widens to
-// float, and any other disagreement (a string here, an object there) makes
-// the field a JSON column that holds each value's JSON text, so no value is
+// float (unless an integer is beyond ±2^53, which a float64 would round),
+// and any other disagreement (a string here, an object there) makes the
+// field a JSON column that holds each value's JSON text, so no value is
 // ever lost to a type.
 package schema
 
@@ -41,7 +42,16 @@ type Type struct {
 	Kind   Kind
 	Fields []Field
 	Elem   *Type
+	// BigInt, on an Int type that inference made, records that some value
+	// is beyond ±MaxExactInt: the field then cannot widen to float, which
+	// would round such values, and meeting a float makes it JSON instead.
+	// It is not part of the schema text.
+	BigInt bool
 }
+
+// MaxExactInt is 2^53: a float64 holds every integer n with |n| <= 2^53
+// exactly, and not every one beyond.
+const MaxExactInt = 1 << 53
 
 // Field is a named member of a struct type.
 type Field struct {
@@ -96,8 +106,14 @@ func Merge(a, b *Type) *Type {
 	case a.Kind == b.Kind && a.Kind == List:
 		return &Type{Kind: List, Elem: Merge(a.Elem, b.Elem)}
 	case a.Kind == b.Kind:
+		if a.Kind == Int && b.BigInt && !a.BigInt {
+			return b
+		}
 		return a
 	case (a.Kind == Int && b.Kind == Float) || (a.Kind == Float && b.Kind == Int):
+		if a.BigInt || b.BigInt {
+			return Scalar(JSON) // a float64 would round the big integers
+		}
 		return Scalar(Float)
 	default:
 		return Scalar(JSON)
@@ -300,7 +316,7 @@ func (t *Type) write(b *strings.Builder) {
 // (only empty objects were seen) become JSON columns, since Parquet has no
 // empty groups. The top-level struct is kept as it is.
 func Finalize(t *Type) *Type {
-	out := &Type{Kind: t.Kind, Elem: t.Elem}
+	out := &Type{Kind: t.Kind, Elem: t.Elem, BigInt: t.BigInt}
 	if t.Elem != nil {
 		out.Elem = finalize(t.Elem)
 	}

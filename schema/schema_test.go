@@ -88,3 +88,53 @@ func TestFinalizeTurnsEmptyStructsIntoJSON(t *testing.T) {
 		t.Fatalf("Finalize = %s", got)
 	}
 }
+
+// TestMergeKeepsBigIntegersExact checks that an int field holding integers
+// beyond ±2^53 never widens to float, where they would be rounded: meeting a
+// float makes it a JSON column instead.
+func TestMergeKeepsBigIntegersExact(t *testing.T) {
+	big := func() *Type { return &Type{Kind: Int, BigInt: true} }
+	for _, c := range []struct {
+		a, b *Type
+		want string
+		big  bool
+	}{
+		{big(), Scalar(Float), "json", false},
+		{Scalar(Float), big(), "json", false},
+		{Scalar(Int), Scalar(Float), "float", false},
+		{big(), Scalar(Int), "int", true},
+		{Scalar(Int), big(), "int", true},
+		{big(), big(), "int", true},
+		{Scalar(Int), Scalar(Int), "int", false},
+		{big(), Scalar(Null), "int", true},
+		{Scalar(Null), big(), "int", true},
+		{big(), Scalar(String), "json", false},
+	} {
+		a, b := *c.a, *c.b
+		got := Merge(c.a, c.b)
+		if got.Kind.String() != c.want || got.BigInt != c.big {
+			t.Errorf("Merge(%s big=%v, %s big=%v) = %s big=%v, want %s big=%v", c.a, c.a.BigInt, c.b, c.b.BigInt, got, got.BigInt, c.want, c.big)
+		}
+		if c.a.Kind != a.Kind || c.a.BigInt != a.BigInt || c.b.Kind != b.Kind || c.b.BigInt != b.BigInt {
+			t.Errorf("Merge(%s, %s) modified its arguments", c.a, c.b)
+		}
+	}
+	// Inside structs and lists too.
+	s := func(x *Type) *Type { return &Type{Kind: Struct, Fields: []Field{{Name: "x", Type: x}}} }
+	l := func(x *Type) *Type { return &Type{Kind: List, Elem: x} }
+	if got := Merge(s(big()), s(Scalar(Float))).String(); got != `{"x": "json"}` {
+		t.Errorf("struct: %s", got)
+	}
+	if got := Merge(l(Scalar(Float)), l(big())).String(); got != `["json"]` {
+		t.Errorf("list: %s", got)
+	}
+	if got := Merge(Merge(s(Scalar(Int)), s(big())), s(Scalar(Float))).String(); got != `{"x": "json"}` {
+		t.Errorf("struct merged twice: %s", got)
+	}
+	// The mark is inference's own: it is kept by Finalize and does not show
+	// in the schema text.
+	fin := Finalize(s(big()))
+	if !fin.Fields[0].Type.BigInt || fin.String() != `{"x": "int"}` {
+		t.Errorf("Finalize = %s, big=%v", fin, fin.Fields[0].Type.BigInt)
+	}
+}
