@@ -21,6 +21,10 @@ import (
 	"golang.org/x/text/language"
 )
 
+// The parity golden testdata/lid176.predict-prob.txt is recorded with the
+// fasttext command.
+//go:generate go test -run TestParityGolden -update
+
 //go:embed models/lid.176.ftz
 var lid176 []byte
 

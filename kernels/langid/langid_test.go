@@ -3,11 +3,16 @@ package langid_test
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sluice-data/sluice/internal/fasttexttest"
+	"github.com/sluice-data/sluice/internal/testenv"
 	"github.com/sluice-data/sluice/kernels/langid"
 )
 
@@ -93,21 +98,25 @@ func TestLID176(t *testing.T) {
 	}
 }
 
-// TestParityWithFastText predicts every sample, and long texts made of
-// them, with sluice and with `fasttext predict-prob` (newlines replaced by
-// spaces, which is how sluice reads a text) and compares the five best
-// labels and their probabilities.
-func TestParityWithFastText(t *testing.T) {
-	bin := fasttexttest.Binary(t)
-	m, err := langid.LID176()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := t.TempDir() + "/lid.176.ftz"
-	if err := os.WriteFile(model, langid.ModelBytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var texts []string
+// update re-records the golden predictions: go test -run TestParityGolden
+// -update runs `fasttext predict-prob` on the built-in model.
+var update = flag.Bool("update", false, "re-record "+goldenFile+" with the fasttext command")
+
+// goldenFile holds what `fasttext predict-prob lid.176.ftz TEXTS 5`
+// printed for the lines of parityTexts, verbatim.
+const goldenFile = "testdata/lid176.predict-prob.txt"
+
+// parityK is the number of labels compared; parityTol the largest
+// difference of a probability (fastText prints six significant digits).
+const (
+	parityK   = 5
+	parityTol = 1e-5
+)
+
+// parityTexts returns every sample and long texts made of them, and the
+// lines fastText reads for them: newlines replaced by spaces, which is
+// how sluice reads a text.
+func parityTexts(t *testing.T) (texts, lines []string) {
 	var all []string
 	for _, s := range readSamples(t) {
 		texts = append(texts, s.Text)
@@ -115,12 +124,82 @@ func TestParityWithFastText(t *testing.T) {
 	}
 	// Long texts: every sample in one, and one language repeated to 64 kB.
 	texts = append(texts, strings.Join(all, "\n\n"), strings.Repeat(all[2]+"\n", 64<<10/len(all[2])))
-	lines := make([]string, len(texts))
-	for i, s := range texts {
-		lines[i] = strings.ReplaceAll(s, "\n", " ")
+	for _, s := range texts {
+		lines = append(lines, strings.ReplaceAll(s, "\n", " "))
 	}
-	const k = 5
-	want := fasttexttest.PredictProb(t, bin, model, lines, k)
-	worst := fasttexttest.Compare(t, m, texts, want, k, 1e-4)
+	return texts, lines
+}
+
+// writeModel writes the built-in model into a file for the fasttext
+// command.
+func writeModel(t *testing.T) string {
+	model := filepath.Join(t.TempDir(), "lid.176.ftz")
+	if err := os.WriteFile(model, langid.ModelBytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return model
+}
+
+// TestParityGolden compares the predictions of the built-in model with
+// those fastText printed for it (goldenFile), so it runs without fastText.
+func TestParityGolden(t *testing.T) {
+	m, err := langid.LID176()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, lines := parityTexts(t)
+	if *update {
+		bin, err := exec.LookPath("fasttext")
+		if err != nil {
+			t.Fatalf("-update needs the fasttext command: %v", err)
+		}
+		file := filepath.Join(t.TempDir(), "texts.txt")
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := fasttexttest.Run(t, bin, "predict-prob", writeModel(t), file, strconv.Itoa(parityK))
+		if err := os.WriteFile(goldenFile, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(goldenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]fasttexttest.Label
+	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		f := strings.Fields(line)
+		var ls []fasttexttest.Label
+		for j := 0; j+1 < len(f); j += 2 {
+			p, err := strconv.ParseFloat(f[j+1], 64)
+			if err != nil {
+				t.Fatalf("%s:%d: %v", goldenFile, i+1, err)
+			}
+			ls = append(ls, fasttexttest.Label{Name: f[j], Prob: p})
+		}
+		if 2*len(ls) != len(f) {
+			t.Fatalf("%s:%d: %q", goldenFile, i+1, line)
+		}
+		want = append(want, ls)
+	}
+	if len(want) != len(texts) {
+		t.Fatalf("%s: %d lines for %d texts; record it again with -update", goldenFile, len(want), len(texts))
+	}
+	worst := fasttexttest.Compare(t, m, texts, want, parityK, parityTol)
+	t.Logf("%d texts, largest probability difference %.2g", len(texts), worst)
+}
+
+// TestParityWithFastText predicts the texts of parityTexts with sluice and
+// with `fasttext predict-prob` and compares the five best labels and their
+// probabilities. It needs the command: see testenv.Require.
+func TestParityWithFastText(t *testing.T) {
+	bin := testenv.Require(t, "fasttext")
+	m, err := langid.LID176()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, lines := parityTexts(t)
+	want := fasttexttest.PredictProb(t, bin, writeModel(t), lines, parityK)
+	worst := fasttexttest.Compare(t, m, texts, want, parityK, parityTol)
 	t.Logf("%d texts, largest probability difference %.2g", len(texts), worst)
 }
