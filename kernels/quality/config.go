@@ -39,10 +39,13 @@ type GopherQualityConfig struct {
 	// words plus the white-space-delimited runs of symbols that hold no word.
 	MinAlphaWordsFrac float64 `yaml:"min_alpha_words_frac" json:"min_alpha_words_frac"`
 	// Stop words found: distinct ones when DistinctStopWords, else every
-	// occurrence. Words match StopWords exactly (case-sensitive).
-	MinStopWords      int64    `yaml:"min_stop_words" json:"min_stop_words"`
-	StopWords         []string `yaml:"stop_words" json:"stop_words"`
-	DistinctStopWords bool     `yaml:"distinct_stop_words" json:"distinct_stop_words"`
+	// occurrence. A word matches a stop word when both are equal in lower
+	// case, as Python's str.lower() makes it ("The" is "the"), or, when
+	// CaseSensitiveStopWords, only when they are equal as written.
+	MinStopWords           int64    `yaml:"min_stop_words" json:"min_stop_words"`
+	StopWords              []string `yaml:"stop_words" json:"stop_words"`
+	DistinctStopWords      bool     `yaml:"distinct_stop_words" json:"distinct_stop_words"`
+	CaseSensitiveStopWords bool     `yaml:"case_sensitive_stop_words" json:"case_sensitive_stop_words"`
 	// Line prefixes that make a bullet line, after leading white space.
 	Bullets []string `yaml:"bullets" json:"bullets"`
 	// Line endings that make an ellipsis line, before trailing white space;
@@ -184,6 +187,7 @@ func ProfileConfig(name string) (Config, error) {
 	case "", "paper":
 	case "datatrove":
 		c.GopherQuality.DistinctStopWords = false
+		c.GopherQuality.CaseSensitiveStopWords = true
 		c.GopherQuality.Bullets = []string{"•", "-"}
 		c.C4.MinWordsPerLine = 3
 		c.C4.MinSentences = 5
@@ -191,6 +195,7 @@ func ProfileConfig(name string) (Config, error) {
 		c.FineWeb.CountBlankLines = true
 	case "dolma":
 		c.GopherQuality.DistinctStopWords = false
+		c.GopherQuality.CaseSensitiveStopWords = true
 		c.GopherQuality.Bullets = []string{"*", "-"}
 		c.GopherQuality.EllipsisLineEndings = []string{"…"}
 		c.C4.MinWordsPerLine = 3
@@ -200,6 +205,7 @@ func ProfileConfig(name string) (Config, error) {
 		c.C4.DropPolicyLines = false
 	case "nemo":
 		c.GopherQuality.DistinctStopWords = false
+		c.GopherQuality.CaseSensitiveStopWords = true
 		c.GopherQuality.Bullets = []string{"•", "‣", "⁃", "⁌", "⁍", "∙", "○", "●", "◘", "◦", "⦾", "⦿"}
 		c.GopherQuality.EllipsisLineEndings = []string{"...", "[...]", "…", "(...)", "[…]", "-»", "read more..", "read more"}
 	default:

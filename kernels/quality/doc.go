@@ -42,6 +42,11 @@
 //	gopher_alpha_words_frac     tokens that are words with a letter; min 0.8
 //	gopher_stop_words           the, be, to, of, and, that, have, with; min 2
 //
+// Stop words match in any case ("The" is "the"): a word and a stop word
+// match when they are equal in lower case, as Python's str.lower() makes
+// it (full case mapping: the Kelvin sign is "k", a final capital sigma
+// "ς"). case_sensitive_stop_words matches them only as written.
+//
 // Words hold no punctuation, so for gopher_alpha_words_frac the tokens are
 // the words plus every white-space-delimited run of symbols that holds no
 // word ("-", "|", "»»"): as with white-space tokens, a page of symbols and
@@ -120,6 +125,8 @@
 //
 //	key                                  paper                     datatrove        dolma          nemo
 //	gopher_quality.distinct_stop_words   true                      false            false          false
+//	gopher_quality.case_sensitive_stop_words
+//	                                     false                     true             true           true
 //	gopher_quality.bullets               - * • ‣ ⁃ ⁌ ⁍ ∙ ○ ● ◘ ◦   • -              * -            • ‣ ⁃ ⁌ ⁍ ∙ ○ ● ◘ ◦ ⦾ ⦿
 //	                                     ⦾ ⦿ ▪ ■ ➢ ➤
 //	gopher_quality.ellipsis_line_endings ... …                     ... …            …              ... […] … (...) [...] -»
@@ -151,7 +158,9 @@
 //     them; the tools compare them as written.
 //   - gopher_quality. datatrove and NeMo count every stop word occurrence,
 //     as the non-paper profiles do; the paper asks for two of the eight
-//     words. Dolma uses the median word length, counts words containing '#'
+//     words. The tools match stop words as written, so a capitalized
+//     "The" is not "the" (NeMo Curator does so on purpose, to drop
+//     over-capitalized text); the paper profile matches them in any case. Dolma uses the median word length, counts words containing '#'
 //     or '…' (not "...") for the symbol ratio, and does not strip leading
 //     white space before bullets. NeMo's symbol ratio is one ratio of words
 //     that are an ellipsis mark or mostly '#', and its bullet and ellipsis

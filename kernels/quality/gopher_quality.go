@@ -9,6 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+	"golang.org/x/text/transform"
 
 	"github.com/sluice-data/sluice/kernels/words"
 )
@@ -43,12 +46,17 @@ type gopherQuality struct {
 	stop      stopTable
 	stopByLen [][]stopWord // the stop words by length in bytes, when stop cannot hold them
 	nStop     int          // distinct stop words
-	pool      sync.Pool
+	// fold matches words in lower case; the stop words are then in lower
+	// case, and stopASCII tells that they are all ASCII.
+	fold, stopASCII bool
+	lowerMask       uint64 // asciiLower with fold, else 0
+	pool            sync.Pool
 }
 
 type stopWord struct {
 	word  string
-	index int // among the distinct stop words
+	bytes []byte // word
+	index int    // among the distinct stop words
 }
 
 // stopTable finds stop words of up to 8 bytes with one multiplication: a
@@ -98,6 +106,33 @@ type gopherQualityScratch struct {
 	words []words.Span
 	lines []words.Span
 	seen  []bool
+	lower []byte                // a non-ASCII word in lower case
+	caser transform.Transformer // lower case as Python's str.lower()
+}
+
+// asciiLower, shifted right by 8*(8-n) bits, turns the n ASCII bytes of a
+// word packed by loadShort into lower case when ORed in: the ASCII bytes
+// words hold (letters, digits, apostrophe, hyphen, period, comma) all have
+// the 0x20 bit set but upper-case letters.
+const asciiLower = 0x2020202020202020
+
+// lowerCaser returns a transformer that maps text to lower case as Python's
+// str.lower() does: full case mapping ("İ" becomes "i̇") and a final sigma.
+func lowerCaser() transform.Transformer { return cases.Lower(language.Und) }
+
+// lowerWord returns b in lower case, in s.lower.
+func (s *gopherQualityScratch) lowerWord(b []byte) []byte {
+	if need := 3*len(b) + utf8.UTFMax; cap(s.lower) < need {
+		s.lower = make([]byte, need)
+	}
+	for {
+		s.caser.Reset()
+		n, _, err := s.caser.Transform(s.lower[:cap(s.lower)], b, true)
+		if err != transform.ErrShortDst {
+			return s.lower[:n]
+		}
+		s.lower = make([]byte, 2*cap(s.lower))
+	}
 }
 
 func newGopherQuality(c GopherQualityConfig) *gopherQuality {
@@ -105,9 +140,19 @@ func newGopherQuality(c GopherQualityConfig) *gopherQuality {
 	for _, e := range c.EllipsisLineEndings {
 		f.ellipses = append(f.ellipses, lowerASCII(nil, []byte(e)))
 	}
+	f.fold = !c.CaseSensitiveStopWords
+	if f.fold {
+		f.lowerMask = asciiLower
+	}
+	f.stopASCII = true
+	lc := lowerCaser()
 	seen := map[string]bool{}
 	var distinct []string
 	for _, w := range c.StopWords {
+		if f.fold {
+			w, _, _ = transform.String(lc, w)
+			f.stopASCII = f.stopASCII && isASCII([]byte(w))
+		}
 		if !seen[w] {
 			seen[w] = true
 			distinct = append(distinct, w)
@@ -121,10 +166,10 @@ func newGopherQuality(c GopherQualityConfig) *gopherQuality {
 			for len(f.stopByLen) <= len(w) {
 				f.stopByLen = append(f.stopByLen, nil)
 			}
-			f.stopByLen[len(w)] = append(f.stopByLen[len(w)], stopWord{word: w, index: i})
+			f.stopByLen[len(w)] = append(f.stopByLen[len(w)], stopWord{word: w, bytes: []byte(w), index: i})
 		}
 	}
-	f.pool.New = func() any { return &gopherQualityScratch{seen: make([]bool, f.nStop)} }
+	f.pool.New = func() any { return &gopherQualityScratch{seen: make([]bool, f.nStop), caser: lowerCaser()} }
 	return f
 }
 
@@ -148,7 +193,8 @@ func (f *gopherQuality) row(text []byte, s *gopherQualityScratch, out *outputs, 
 	for _, w := range s.words {
 		start, end := int(w.Start), int(w.End)
 		n, c0 := end-start, text[start]
-		if cur.plain(start, end) {
+		plain := cur.plain(start, end)
+		if plain {
 			totalChars += n
 			if (c0|0x20)-'a' < 26 || hasLetter(text[start:end]) {
 				alpha++
@@ -161,15 +207,13 @@ func (f *gopherQuality) row(text []byte, s *gopherQualityScratch, out *outputs, 
 			}
 		}
 		k := -1
-		if f.stop.keys != nil {
-			if n <= 8 {
-				key := loadShort(text, start, end)
-				if slot := key * f.stop.mul >> f.stop.shift; f.stop.keys[slot] == key {
-					k = int(f.stop.index[slot])
-				}
-			}
-		} else {
+		switch {
+		case !plain && f.fold:
+			k = f.foldedStopIndex(text[start:end], s)
+		case f.stop.keys == nil:
 			k = f.stopIndex(text[start:end])
+		case n <= 8:
+			k = f.stop.find(loadShort(text, start, end) | f.lowerMask>>(64-8*uint(n)))
 		}
 		if k >= 0 {
 			if !c.DistinctStopWords {
@@ -241,17 +285,59 @@ func (f *gopherQuality) row(text []byte, s *gopherQualityScratch, out *outputs, 
 	return ""
 }
 
+// find returns the index of the stop word that packs to key, or -1.
+func (t *stopTable) find(key uint64) int {
+	if slot := key * t.mul >> t.shift; t.keys[slot] == key {
+		return int(t.index[slot])
+	}
+	return -1
+}
+
 // stopIndex returns the index of stop word b, or -1, for stop word lists
-// that do not fit a stopTable.
+// that do not fit a stopTable; with fold, b is ASCII and matches in lower
+// case.
 func (f *gopherQuality) stopIndex(b []byte) int {
 	if len(b) < len(f.stopByLen) {
 		for _, sw := range f.stopByLen[len(b)] {
-			if string(b) == sw.word {
+			if f.fold && equalFoldASCII(b, sw.bytes) || !f.fold && string(b) == sw.word {
 				return sw.index
 			}
 		}
 	}
 	return -1
+}
+
+// foldedStopIndex returns the index of the stop word that the non-ASCII
+// word b is in lower case, or -1.
+func (f *gopherQuality) foldedStopIndex(b []byte, s *gopherQualityScratch) int {
+	if f.stopASCII {
+		// A rune whose lower case is not ASCII keeps the word from being
+		// an ASCII stop word: most non-ASCII words stop at their first
+		// such rune. (Full case mapping differs from unicode.ToLower only
+		// for runes whose full lower case is not ASCII either.)
+		for i := 0; i < len(b); {
+			r, size := utf8.DecodeRune(b[i:])
+			if r >= utf8.RuneSelf && unicode.ToLower(r) >= utf8.RuneSelf {
+				return -1
+			}
+			i += size
+		}
+	}
+	lw := s.lowerWord(b)
+	if f.stop.keys == nil {
+		if len(lw) < len(f.stopByLen) {
+			for _, sw := range f.stopByLen[len(lw)] {
+				if string(lw) == sw.word {
+					return sw.index
+				}
+			}
+		}
+		return -1
+	}
+	if len(lw) > 8 {
+		return -1
+	}
+	return f.stop.find(packShort(lw))
 }
 
 // wordStats returns the characters of a word and whether one is a letter.

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+
 	"github.com/sluice-data/sluice/kernels/words"
 )
 
@@ -98,7 +101,7 @@ func TestGopherQualityRules(t *testing.T) {
 		{"alpha_words_frac", "gopher_alpha_words_frac", rep("word", 40, " ") + " " + rep("1984", 10, " "), rep("word", 39, " ") + " " + rep("1984", 11, " "), 0.8, 0.78},
 		// Symbol-only tokens count; punctuation attached to a word does not.
 		{"alpha_words_frac", "gopher_alpha_words_frac", rep("word, (word)", 24, " ") + " 1 2 " + rep("|", 10, " "), rep("word, (word)", 24, " ") + " 1 2 " + rep("|", 11, " "), 0.8, 48.0 / 61},
-		{"stop_words", "gopher_stop_words", "the cat and the dog", "the cat, the dog, The And", 2, 1},
+		{"stop_words", "gopher_stop_words", "The cat AND the dog", "the cat, The dog, THE bird", 2, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.rule, func(t *testing.T) {
@@ -208,37 +211,103 @@ func TestGopherQualityProfiles(t *testing.T) {
 }
 
 func TestStopWordLookup(t *testing.T) {
-	text := "the thee th e The theory of off to too and an a that that's have having with without nevertheless " +
-		"über uber 12345678 123456789 be been"
+	text := "the thee th e The THE tHE theory of OF off to too and AND an a A that That's that's have having " +
+		"with WITH without nevertheless NEVERTHELESS über Über ÜBER uber 12345678 123456789 be Be been " +
+		"\u212Anow know KNOW İt it ΟΔΟΣ οδος Straße STRASSE"
 	lists := [][]string{
 		DefaultConfig().GopherQuality.StopWords,
 		{"nevertheless", "the"},                // a word longer than 8 bytes
 		{"über", "12345678", "123456789", "a"}, // non-ASCII, 8 and 9 bytes
+		{"Know", "it", "οδος", "straße"},       // upper case; what non-ASCII letters lower to
 		strings.Fields("a an and are as at be been but by for from had has have he her his i in is it its of on or " +
 			"that the their there they this to was were which will with would you your"), // many
 	}
+	lower := cases.Lower(language.Und)
 	for _, list := range lists {
-		for _, distinct := range []bool{true, false} {
-			c := DefaultConfig()
-			c.GopherQuality.StopWords = list
-			c.GopherQuality.DistinctStopWords = distinct
-			c.GopherQuality.MinStopWords = 0
-			want := 0
-			seen := map[string]bool{}
-			in := map[string]bool{}
-			for _, w := range list {
-				in[w] = true
-			}
-			for _, w := range words.Split([]byte(text), nil) {
-				s := text[w.Start:w.End]
-				if in[s] && (!distinct || !seen[s]) {
-					want++
-					seen[s] = true
+		for _, caseSensitive := range []bool{true, false} {
+			for _, distinct := range []bool{true, false} {
+				c := DefaultConfig()
+				c.GopherQuality.StopWords = list
+				c.GopherQuality.DistinctStopWords = distinct
+				c.GopherQuality.CaseSensitiveStopWords = caseSensitive
+				c.GopherQuality.MinStopWords = 0
+				key := func(s string) string {
+					if caseSensitive {
+						return s
+					}
+					return lower.String(s)
+				}
+				want := 0
+				seen := map[string]bool{}
+				in := map[string]bool{}
+				for _, w := range list {
+					in[key(w)] = true
+				}
+				for _, w := range words.Split([]byte(text), nil) {
+					s := key(text[w.Start:w.End])
+					if in[s] && (!distinct || !seen[s]) {
+						want++
+						seen[s] = true
+					}
+				}
+				o := apply(t, "gopher_quality", c, text)
+				if got := o.signals["gopher_stop_words"]; got != float64(want) {
+					t.Errorf("list %v case-sensitive %v distinct %v: %v stop words, want %d", list[:2], caseSensitive, distinct, got, want)
 				}
 			}
-			o := apply(t, "gopher_quality", c, text)
-			if got := o.signals["gopher_stop_words"]; got != float64(want) {
-				t.Errorf("list %v distinct %v: %v stop words, want %d", list[:2], distinct, got, want)
+		}
+	}
+}
+
+// TestStopWordsCase checks that stop words match in any case in the paper
+// profile, with Python's str.lower(), and as written in the profiles of
+// tools that match them so.
+func TestStopWordsCase(t *testing.T) {
+	// Ordinary prose whose only stop words open a sentence.
+	prose := "The harbour froze early this winter. And boats stayed ashore until March."
+	want := map[string]struct {
+		stop float64
+		fail string
+	}{
+		"paper":     {2, ""},
+		"datatrove": {0, "stop_words"},
+		"dolma":     {0, "stop_words"},
+		"nemo":      {0, "stop_words"},
+	}
+	for profile, w := range want {
+		c, _ := ProfileConfig(profile)
+		c.GopherQuality.MinWordCount = 0
+		o := apply(t, "gopher_quality", c, prose)
+		if o.signals["gopher_stop_words"] != w.stop || o.fail != w.fail {
+			t.Errorf("%s: %v stop words, fail %q; want %v, %q", profile, o.signals["gopher_stop_words"], o.fail, w.stop, w.fail)
+		}
+	}
+	// Python's str.lower(): the Kelvin sign lowers to "k", "İ" to "i" and a
+	// combining dot, a final capital sigma to "ς".
+	cases := []struct {
+		stop, word string
+		match      bool
+	}{
+		{"know", "\u212Anow", true},
+		{"it", "İT", false},
+		{"i̇t", "İT", true},
+		{"οδος", "ΟΔΟΣ", true},
+		{"οδοσ", "ΟΔΟΣ", false},
+		{"über", "ÜBER", true},
+		{"straße", "STRASSE", false},
+		{"THE", "the", true},
+	}
+	for _, tc := range cases {
+		c := onlyGopherQuality("stop_words")
+		c.GopherQuality.StopWords = []string{tc.stop}
+		c.GopherQuality.MinStopWords = 1
+		for _, long := range []bool{false, true} {
+			if long { // a list that does not fit the stop table
+				c.GopherQuality.StopWords = append(c.GopherQuality.StopWords, "nevertheless")
+			}
+			o := apply(t, "gopher_quality", c, "a "+tc.word+" b")
+			if got := o.signals["gopher_stop_words"] == 1; got != tc.match {
+				t.Errorf("stop word %q, word %q (long list %v): match %v, want %v", tc.stop, tc.word, long, got, tc.match)
 			}
 		}
 	}
