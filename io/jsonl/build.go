@@ -98,6 +98,12 @@ func (b *Builder) Append(d *Doc, root int32) error {
 		}
 		b.extras = append(b.extras, c)
 	}
+	if len(b.extras) > 0 && !b.withExtra {
+		// Without an _extra column the schema was inferred from every row,
+		// so every member fits; reaching here is a bug, not bad input. The
+		// row is refused whole: nothing of it is appended.
+		return fmt.Errorf("field %q has no column: %w", d.Key(b.extras[0]), ErrSchemaMismatch)
+	}
 	for i, f := range b.typ.Fields {
 		b.appendValue(b.rb.Field(i), f.Type, d, b.slot[i])
 	}
@@ -119,10 +125,6 @@ func (b *Builder) Append(d *Doc, root int32) error {
 			eb.BinaryBuilder.Append(s)
 			b.scratch = s
 		}
-	} else if len(b.extras) > 0 {
-		// Without an _extra column the schema was inferred from every row,
-		// so every member fits; reaching here is a bug, not bad input.
-		return fmt.Errorf("field %q has no column: %w", d.Key(b.extras[0]), ErrSchemaMismatch)
 	}
 	return nil
 }
@@ -141,7 +143,7 @@ func (b *Builder) appendValue(bld array.Builder, t *schema.Type, d *Doc, i int32
 		v, _ := d.Int64(i)
 		bld.(*array.Int64Builder).Append(v)
 	case schema.Float:
-		v, _ := d.Float64(i)
+		v, _ := d.FloatFits(i)
 		bld.(*array.Float64Builder).Append(v)
 	case schema.String:
 		bld.(*array.StringBuilder).BinaryBuilder.Append(d.Bytes(i))

@@ -2,18 +2,30 @@ package jsonl
 
 import "github.com/sluice-data/sluice/schema"
 
-// Infer returns the schema type of node i. Integers that do not fit in
-// int64 are floats; duplicate object members merge.
+// Infer returns the schema type of node i; duplicate object members merge.
+// An integer is an int, marked BigInt beyond ±2^53, and other numbers are
+// floats. A number that neither an int64 nor a float64 can hold (see
+// FloatFits) is JSON, so that its text is kept as it is.
 func (d *Doc) Infer(i int32) *schema.Type {
 	n := d.Node(i)
 	switch n.Kind {
 	case KindBool:
 		return schema.Scalar(schema.Bool)
 	case KindNumber:
-		if _, ok := d.Int64(i); ok {
+		if n.IsInt {
+			v, ok := d.Int64(i)
+			switch {
+			case !ok:
+				return schema.Scalar(schema.JSON)
+			case v > schema.MaxExactInt || v < -schema.MaxExactInt:
+				return &schema.Type{Kind: schema.Int, BigInt: true}
+			}
 			return schema.Scalar(schema.Int)
 		}
-		return schema.Scalar(schema.Float)
+		if _, ok := d.FloatFits(i); ok {
+			return schema.Scalar(schema.Float)
+		}
+		return schema.Scalar(schema.JSON)
 	case KindString:
 		return schema.Scalar(schema.String)
 	case KindArray:
@@ -40,7 +52,8 @@ func (d *Doc) Infer(i int32) *schema.Type {
 }
 
 // Fits reports whether node i can be stored in a column of type t without
-// loss. Null fits every type.
+// loss. Null fits every type; a number fits an int column when it is an
+// integer within int64, a float column when FloatFits accepts it.
 func (d *Doc) Fits(t *schema.Type, i int32) bool {
 	n := d.Node(i)
 	if n.Kind == KindNull {
@@ -53,13 +66,10 @@ func (d *Doc) Fits(t *schema.Type, i int32) bool {
 		return n.Kind == KindBool
 	case schema.Int:
 		_, ok := d.Int64(i)
-		return n.Kind == KindNumber && ok
+		return ok
 	case schema.Float:
-		if n.Kind != KindNumber {
-			return false
-		}
-		_, err := d.Float64(i)
-		return err == nil
+		_, ok := d.FloatFits(i)
+		return ok
 	case schema.String:
 		return n.Kind == KindString
 	case schema.List:

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/sluice-data/sluice/schema"
 )
 
 // Kind is the JSON type of a parsed value.
@@ -132,18 +134,84 @@ func (d *Doc) Bytes(i int32) []byte {
 }
 
 // Int64 parses an integer number node. ok is false when the number is not
-// an integer or does not fit in int64.
+// an integer or does not fit in int64. It allocates nothing.
 func (d *Doc) Int64(i int32) (v int64, ok bool) {
 	if !d.nodes[i].IsInt {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(unsafeString(d.Bytes(i)), 10, 64)
-	return v, err == nil
+	return parseInt64(d.Bytes(i))
 }
 
 // Float64 parses a number node as float64.
 func (d *Doc) Float64(i int32) (float64, error) {
 	return strconv.ParseFloat(unsafeString(d.Bytes(i)), 64)
+}
+
+// FloatFits parses a number node as float64, with ok false when the
+// float64 would not stand for the number: an integer beyond ±2^53 (which
+// would read back as another integer), a number beyond the range of
+// float64, or a nonzero number so small that it would become zero. Other
+// numbers round to the nearest float64 as usual. It allocates nothing for
+// the numbers it accepts.
+func (d *Doc) FloatFits(i int32) (v float64, ok bool) {
+	n := &d.nodes[i]
+	if n.Kind != KindNumber {
+		return 0, false
+	}
+	s := d.Bytes(i)
+	if n.IsInt {
+		iv, ok := parseInt64(s)
+		if !ok || iv > schema.MaxExactInt || iv < -schema.MaxExactInt {
+			return 0, false
+		}
+		return float64(iv), true
+	}
+	v, err := strconv.ParseFloat(unsafeString(s), 64)
+	if err != nil || (v == 0 && !zeroMantissa(s)) {
+		return 0, false
+	}
+	return v, true
+}
+
+// parseInt64 parses s, an integer as the parser accepted it: an optional
+// minus sign and digits without leading zeros.
+func parseInt64(s []byte) (int64, bool) {
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	// 19 digits hold every int64 and overflow no uint64.
+	if len(s) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range s {
+		u = u*10 + uint64(c-'0')
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > 1<<63-1 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// zeroMantissa reports whether every digit before the exponent of the
+// number s is zero.
+func zeroMantissa(s []byte) bool {
+	for _, c := range s {
+		switch {
+		case c == 'e' || c == 'E':
+			return true
+		case c >= '1' && c <= '9':
+			return false
+		}
+	}
+	return true
 }
 
 // AppendJSON appends the compact JSON text of node i to dst.
