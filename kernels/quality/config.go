@@ -186,7 +186,6 @@ func ProfileConfig(name string) (Config, error) {
 	switch name {
 	case "", "paper":
 	case "datatrove":
-		c.GopherQuality.DistinctStopWords = false
 		c.GopherQuality.CaseSensitiveStopWords = true
 		c.GopherQuality.Bullets = []string{"•", "-"}
 		c.C4.MinWordsPerLine = 3

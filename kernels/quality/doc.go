@@ -124,7 +124,7 @@
 // differences of method, which no profile reproduces.
 //
 //	key                                  paper                     datatrove        dolma          nemo
-//	gopher_quality.distinct_stop_words   true                      false            false          false
+//	gopher_quality.distinct_stop_words   true                      true             false          false
 //	gopher_quality.case_sensitive_stop_words
 //	                                     false                     true             true           true
 //	gopher_quality.bullets               - * • ‣ ⁃ ⁌ ⁍ ∙ ○ ● ◘ ◦   • -              * -            • ‣ ⁃ ⁌ ⁍ ∙ ○ ● ◘ ◦ ⦾ ⦿
@@ -156,15 +156,16 @@
 //     as lines (FineWeb's can be reproduced with count_blank_lines), Dolma
 //     counts them too, NeMo does not. sluice trims lines before comparing
 //     them; the tools compare them as written.
-//   - gopher_quality. datatrove and NeMo count every stop word occurrence,
-//     as the non-paper profiles do; the paper asks for two of the eight
-//     words. The tools match stop words as written, so a capitalized
-//     "The" is not "the" (NeMo Curator does so on purpose, to drop
-//     over-capitalized text); the paper profile matches them in any case. Dolma uses the median word length, counts words containing '#'
-//     or '…' (not "...") for the symbol ratio, and does not strip leading
-//     white space before bullets. NeMo's symbol ratio is one ratio of words
-//     that are an ellipsis mark or mostly '#', and its bullet and ellipsis
-//     fractions are over non-empty lines.
+//   - gopher_quality. Dolma and NeMo count every stop word occurrence, as
+//     their profiles do; the paper asks for two of the eight words, and
+//     datatrove (from 0.5.0) counts the distinct ones too. The tools match
+//     stop words as written, so a capitalized "The" is not "the" (NeMo
+//     Curator does so on purpose, to drop over-capitalized text); the paper
+//     profile matches them in any case. Dolma uses the median word length,
+//     counts words containing '#' or '…' (not "...") for the symbol ratio,
+//     and does not strip leading white space before bullets. NeMo's symbol
+//     ratio is one ratio of words that are an ellipsis mark or mostly '#',
+//     and its bullet and ellipsis fractions are over non-empty lines.
 //   - gopher_repetition. datatrove divides every character fraction by the
 //     length of the text, counts a top n-gram even when it occurs once and
 //     includes the spaces between its words, and finds duplicate n-grams
