@@ -23,7 +23,12 @@ type LineReader struct {
 	line    int64
 	offset  int64
 	lastOff int64
+	started bool // the start of the input has been checked for a BOM
 }
+
+// utf8BOM is the UTF-8 byte order mark that some editors write at the
+// start of a file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // NewLineReader reads lines of at most max bytes from r.
 func NewLineReader(r io.Reader, max int) *LineReader {
@@ -36,16 +41,26 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 // Line returns the 1-based number of the line last returned by Next.
 func (l *LineReader) Line() int64 { return l.line }
 
-// Offset returns the byte offset of the start of the line last returned.
+// Offset returns the byte offset of the start of the line last returned:
+// 0 for line 1, even when a BOM was stripped from it.
 func (l *LineReader) Offset() int64 { return l.lastOff }
 
 // Next returns the next line without its line terminator (\n or \r\n). The
 // slice is valid until the next call. At the end of input it returns io.EOF;
 // a final line without a newline is returned first. A line over the limit
 // is skipped to its end and reported as an error wrapping ErrLineTooLong,
-// with the returned slice holding its first bytes; reading may go on.
+// with the returned slice holding its first bytes; reading may go on. A
+// UTF-8 byte order mark at the very start of the input is not part of line
+// 1; it still counts in the offsets of the lines after it.
 func (l *LineReader) Next() ([]byte, error) {
 	l.lastOff = l.offset
+	if !l.started {
+		l.started = true
+		if b, _ := l.br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+			l.br.Discard(len(utf8BOM))
+			l.offset += int64(len(utf8BOM))
+		}
+	}
 	l.line++
 	b, err := l.br.ReadSlice('\n')
 	if err == nil {
