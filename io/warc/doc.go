@@ -18,6 +18,18 @@
 // Crawl's indexes give; the error message adds the offset in the
 // decompressed stream.
 //
+// A record larger than Options.MaxRecordBytes is reported as ErrTooLarge
+// and its block skipped unread, a buffer at a time. A gzip member that
+// fails its CRC or size check spoils every record it holds: they are
+// RecordErrors too (the reader reads up to 64 KiB past a record to see its
+// member checked; a member holding more is checked later, and only
+// StreamErr reports it). Damage that may lose records rather than only
+// spoil them is also the file's error, which StreamErr returns once Next
+// has returned io.EOF: a corrupt or truncated gzip member, a plain or
+// compressed file that ends inside a record, and a too-large record whose
+// Content-Length does not lead to the end of a record. Nothing is dropped
+// without either a RecordError or StreamErr saying so.
+//
 // Batches (see BatchReader) have one row per record of the chosen types,
 // with the columns url, warc_type, warc_date, warc_record_id, content_type,
 // http_status, payload (the HTTP body of a response, the block of other

@@ -13,6 +13,14 @@ const DefaultMaxRecordBytes = 64 << 20
 // maxHeaderBytes bounds a record header.
 const maxHeaderBytes = 1 << 20
 
+// checkAhead bounds how far past a record's block the reader reads in a
+// compressed file to see the gzip member holding the block pass its CRC
+// and size checks. With one member per record the member ends right
+// after the record; a member holding many records usually ends farther
+// on, and its records are returned before it is checked (StreamErr reports
+// it if it then fails).
+const checkAhead = 64 << 10
+
 // Record is one WARC record. Block and the header's strings are valid
 // until the next call to Next.
 type Record struct {
@@ -42,6 +50,13 @@ func (e *RecordError) Error() string {
 
 func (e *RecordError) Unwrap() error { return e.Err }
 
+// with returns a copy of e with another cause.
+func (e *RecordError) with(cause error) *RecordError {
+	c := *e
+	c.Err = cause
+	return &c
+}
+
 // Options configure a Reader.
 type Options struct {
 	// MaxRecordBytes is the largest record kept; larger records are
@@ -55,12 +70,13 @@ type Reader struct {
 	s          *stream
 	opts       Options
 	buf        []byte
-	start, end int   // the unparsed bytes are buf[start:end]
-	base       int64 // decompressed offset of buf[0]
-	gapAt      int   // index in buf of a decompression gap, or -1
-	gapErr     error
+	start, end int    // the unparsed bytes are buf[start:end]
+	base       int64  // decompressed offset of buf[0]
+	gapAt      int    // index in buf of a decompression gap, or -1
+	spoilt     spoilt // the bytes the last gap spoilt
 	eof        bool
 	ioErr      error
+	fileErr    error // the first damage that may have lost records
 	num        int64
 	rec        Record
 }
@@ -78,14 +94,29 @@ func NewReader(r io.Reader, opts Options) (*Reader, error) {
 	return &Reader{s: s, opts: opts, buf: make([]byte, 256<<10), gapAt: -1}, nil
 }
 
-// StreamErr returns the first decompression error met so far (a corrupt or
-// truncated gzip member), or a read error of the underlying file. The
-// records it damaged were also returned as RecordErrors.
+// spoilt is a stretch [from, to) of the decompressed stream that came
+// from a damaged gzip member, and the member's error.
+type spoilt struct {
+	from, to int64
+	err      error
+}
+
+// StreamErr returns the error of the file as a whole, when it is damaged
+// in a way that may lose records rather than only spoil some: a read error
+// of the underlying file, else the first decompression error (a corrupt or
+// truncated gzip member), else the first record the file ends inside (a
+// truncated file) or whose Content-Length could not be skipped to the
+// next record. The records it damaged were also returned as RecordErrors.
+// A caller that must account for every record treats a non-nil StreamErr
+// as a failed read of the file.
 func (r *Reader) StreamErr() error {
-	if r.ioErr != nil {
+	switch {
+	case r.ioErr != nil:
 		return r.ioErr
+	case r.s.lastErr != nil:
+		return r.s.lastErr
 	}
-	return r.s.lastErr
+	return r.fileErr
 }
 
 // RawOffset returns how many raw bytes of the file have been consumed.
@@ -127,32 +158,28 @@ func (r *Reader) record() (*Record, error) {
 		if r.end-r.start > maxHeaderBytes {
 			return nil, r.fail(1, fmt.Errorf("%w: header longer than %d bytes", ErrBadHeader, maxHeaderBytes))
 		}
-		return nil, r.fail(1, fmt.Errorf("%w: the header does not end", ErrTruncated))
+		return nil, r.cut(1, "the header does not end")
 	}
 	h, err := ParseHeader(r.window()[:hdrLen])
 	if err != nil {
 		return nil, r.fail(1, err)
 	}
 	if h.ContentLength > r.opts.MaxRecordBytes {
-		e := r.newError(fmt.Errorf("%w: Content-Length %d, limit %d", ErrTooLarge, h.ContentLength, r.opts.MaxRecordBytes))
-		r.start += hdrLen
-		r.skip(h.ContentLength)
-		return nil, e
+		return nil, r.skipRecord(hdrLen, h.ContentLength)
 	}
 	blockEnd := hdrLen + int(h.ContentLength)
 	complete := r.fill(blockEnd + 4)
+	r.check(blockEnd)
+	if err := r.spoilage(blockEnd); err != nil {
+		return nil, r.fail(hdrLen, err)
+	}
 	w := r.window()
 	switch {
-	case len(w) >= blockEnd+4 && string(w[blockEnd:blockEnd+4]) == "\r\n\r\n":
-	case len(w) >= blockEnd+2 && string(w[blockEnd:blockEnd+2]) == "\n\n":
-	case !complete && r.gapAt < 0 && len(w) >= blockEnd && onlyLineEnds(w[blockEnd:]):
-		// The file ends right after the block: nothing is missing.
+	case r.endsAt(blockEnd, complete):
+	case len(w) < blockEnd:
+		return nil, r.cut(hdrLen, fmt.Sprintf("Content-Length %d", h.ContentLength))
 	default:
-		cause := ErrBadLength
-		if len(w) < blockEnd {
-			cause = ErrTruncated
-		}
-		return nil, r.fail(hdrLen, fmt.Errorf("%w (Content-Length %d)", cause, h.ContentLength))
+		return nil, r.fail(hdrLen, fmt.Errorf("%w (Content-Length %d)", ErrBadLength, h.ContentLength))
 	}
 	r.rec = Record{Header: h, Block: w[hdrLen:blockEnd:blockEnd], Number: r.num}
 	r.rec.StreamOffset = r.base + int64(r.start)
@@ -192,12 +219,74 @@ func (r *Reader) headerEnd() int {
 	}
 }
 
+// endsAt reports whether the block that ends i bytes after r.start is
+// followed by the line ends that close a record. complete tells whether
+// the data went on for 4 bytes after the block: when the file ends right
+// after the block, nothing is missing.
+func (r *Reader) endsAt(i int, complete bool) bool {
+	w := r.window()
+	switch {
+	case len(w) >= i+4 && string(w[i:i+4]) == "\r\n\r\n", len(w) >= i+2 && string(w[i:i+2]) == "\n\n":
+		return true
+	}
+	return !complete && r.gapAt < 0 && len(w) >= i && onlyLineEnds(w[i:])
+}
+
+// check reads on, at most checkAhead bytes past the first n bytes from
+// r.start, until the gzip members that hold those n bytes have passed
+// their checks or failed them (which sets r.spoilt).
+func (r *Reader) check(n int) {
+	for r.s.gz != nil && r.s.checked < r.base+int64(r.start+n) && r.end-r.start < n+checkAhead {
+		if !r.fill(r.end - r.start + 1) {
+			return
+		}
+	}
+}
+
+// spoilage returns the error of the damaged gzip member that the first n
+// bytes from r.start overlap, or that cuts them (a member cut short spoils
+// no bytes, only the record it ends inside), or nil.
+func (r *Reader) spoilage(n int) error {
+	from, to := r.base+int64(r.start), r.base+int64(r.start+n)
+	if sp := r.spoilt; sp.err != nil && from < sp.to && to > sp.from {
+		return sp.err
+	}
+	return nil
+}
+
 // fail makes the error for the record at r.start and moves r.start to the
 // next place a record may start, searching from offset from.
 func (r *Reader) fail(from int, cause error) error {
 	e := r.newError(cause)
 	r.start += r.resync(from)
 	return e
+}
+
+// cut makes the error for the record at r.start, which the data ends
+// inside (what says where), and moves r.start on as fail does. When a
+// record starts after it, the record's Content-Length was wrong; when none
+// does, the file is cut short, and that is also the file's error.
+func (r *Reader) cut(from int, what string) error {
+	e := r.newError(r.spoilage(r.end - r.start + 1))
+	n := r.resync(from)
+	switch {
+	case e.Err != nil:
+		// A damaged gzip member ends the data here; its error says why.
+	case n < r.end-r.start:
+		e.Err = fmt.Errorf("%w (%s)", ErrBadLength, what)
+	default:
+		e.Err = fmt.Errorf("%w (%s)", ErrTruncated, what)
+		r.damage(e)
+	}
+	r.start += n
+	return e
+}
+
+// damage records err as the file's error unless it has one.
+func (r *Reader) damage(err error) {
+	if r.fileErr == nil {
+		r.fileErr = err
+	}
 }
 
 func (r *Reader) newError(cause error) *RecordError {
@@ -234,27 +323,46 @@ func (r *Reader) resync(from int) int {
 	}
 }
 
-// skip drops n bytes of the stream from r.start, without buffering them.
-func (r *Reader) skip(n int64) {
+// skipRecord reports the record at r.start, whose header is hdrLen bytes
+// long and whose block of size bytes is over the limit, and skips it.
+// Reading goes on after the block. When the data ends inside the block, or
+// the block is not followed by the end of a record (its Content-Length was
+// wrong, and records it covered are lost), that is also the file's error.
+func (r *Reader) skipRecord(hdrLen int, size int64) error {
+	e := r.newError(fmt.Errorf("%w: Content-Length %d, limit %d", ErrTooLarge, size, r.opts.MaxRecordBytes))
+	r.start += hdrLen
+	switch left := r.skip(size); {
+	case left > 0 && r.gapAt >= 0:
+		// A damaged gzip member ends the block early; the stream's error
+		// says so, and the next member may start a record.
+	case left > 0:
+		r.damage(e.with(fmt.Errorf("%w: %d of the %d bytes of its block are missing", ErrTruncated, left, size)))
+	case !r.endsAt(0, r.fill(4)):
+		r.damage(e.with(fmt.Errorf("%w: no record ends after the %d bytes skipped; records among them are lost",
+			ErrBadLength, size)))
+	}
+	return e
+}
+
+// skip drops n bytes of the stream from r.start, reading them through the
+// buffer without keeping them. It returns how many it could not drop
+// because the data ended first (at the end of the file or at a gap).
+func (r *Reader) skip(n int64) int64 {
 	for n > 0 {
-		if r.end == r.start {
-			r.base += int64(r.start)
-			r.start, r.end = 0, 0
-			if !r.fill(1) {
-				return
-			}
+		if r.end == r.start && !r.fill(1) {
+			return n
 		}
 		k := min(n, int64(r.end-r.start))
 		r.start += int(k)
 		n -= k
+		r.s.memberAt(r.base + int64(r.start)) // forget the members skipped
 	}
+	return 0
 }
 
 func (r *Reader) window() []byte { return r.buf[r.start:r.end] }
 
-func (r *Reader) clearGap() {
-	r.gapAt, r.gapErr = -1, nil
-}
+func (r *Reader) clearGap() { r.gapAt = -1 }
 
 // fill reads until n bytes from r.start are buffered. It returns false
 // when the data ends first: at the end of the file or at a gap.
@@ -272,7 +380,8 @@ func (r *Reader) fill(n int) bool {
 			var g *gap
 			switch {
 			case errors.As(err, &g):
-				r.gapAt, r.gapErr = r.end, g.err
+				r.gapAt = r.end
+				r.spoilt = spoilt{g.from, r.base + int64(r.end), g.err}
 			case err == io.EOF:
 				r.eof = true
 			default:

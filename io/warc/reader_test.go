@@ -185,7 +185,7 @@ func TestTruncatedLastRecord(t *testing.T) {
 			if bad[0].Number != int64(len(good)+1) {
 				t.Fatalf("bad record number %d", bad[0].Number)
 			}
-			if layout != "plain" && (serr == nil || !errors.Is(serr, ErrTruncated)) {
+			if serr == nil || !errors.Is(serr, ErrTruncated) {
 				t.Fatalf("stream error %v", serr)
 			}
 			if layout == "member" && bad[0].Offset != int64(len(encodeAll(t, recs[:4], layout))) {

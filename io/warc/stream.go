@@ -10,9 +10,15 @@ import (
 )
 
 // gap is returned by stream.Read where decompression failed: the bytes
-// before it were good, the bytes after it come from the next gzip member
-// that could be found.
-type gap struct{ err error }
+// after it come from the next gzip member that could be found. The bytes
+// before it are good back to decompressed offset from: a member cut short
+// by the end of the file gives good bytes up to the cut, but a member that
+// fails its CRC or size check, or whose deflate data is corrupt, spoils
+// every byte it gave.
+type gap struct {
+	err  error
+	from int64
+}
 
 func (g *gap) Error() string { return g.err.Error() }
 
@@ -27,6 +33,7 @@ type stream struct {
 	br      *bufio.Reader
 	gz      *gzip.Reader // nil for a plain file
 	dec     int64        // decompressed bytes produced
+	checked int64        // decompressed bytes of members that passed their CRC and size checks
 	members []member     // members that began at or after the parser's position
 	lastErr error        // the stream's first decompression error
 	done    bool
@@ -79,31 +86,30 @@ func (s *stream) Read(p []byte) (int, error) {
 	for !s.done {
 		n, err := s.gz.Read(p)
 		s.dec += int64(n)
-		if err == nil || (n > 0 && err == io.EOF) {
-			if err == io.EOF {
-				err = s.nextMember(false)
-			}
-			return n, err
-		}
-		if err == io.EOF {
-			if err := s.nextMember(false); err != nil {
-				return 0, err
+		switch {
+		case err == nil:
+			return n, nil
+		case err == io.EOF:
+			// The member ended and passed its checks.
+			s.checked = s.dec
+			if err := s.nextMember(false); err != nil || n > 0 {
+				return n, err
 			}
 			continue
 		}
 		// A corrupt or truncated member: give back what came before it,
 		// then look for the next member.
-		e := fmt.Errorf("%w: %w", ErrCorruptGzip, err)
+		g := &gap{fmt.Errorf("%w: %w", ErrCorruptGzip, err), s.members[len(s.members)-1].dec}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			e = fmt.Errorf("%w: gzip stream ends in the middle of a member", ErrTruncated)
+			g = &gap{fmt.Errorf("%w: gzip stream ends in the middle of a member", ErrTruncated), s.dec}
 		}
 		if s.lastErr == nil {
-			s.lastErr = e
+			s.lastErr = g.err
 		}
 		if rerr := s.nextMember(true); rerr != nil && rerr != io.EOF {
 			return n, rerr
 		}
-		return n, &gap{e}
+		return n, g
 	}
 	return 0, io.EOF
 }
@@ -148,7 +154,7 @@ func (s *stream) trailing(e error) error {
 	if err := s.nextMember(true); err != nil {
 		return err
 	}
-	return &gap{e}
+	return &gap{e, s.dec}
 }
 
 // memberAt returns the raw offset of the gzip member holding decompressed
