@@ -143,7 +143,8 @@ func (br *BatchReader) RecordNumbers() []int64 { return br.nums }
 func (br *BatchReader) Release() { br.b.Release() }
 
 // Next returns the next batch and the records that could not be read
-// since the last one. Bad records count towards the batch's limits, so
+// since the last one, among them responses whose HTTP body cannot be
+// given (see HTTPResponse.Err). Bad records count towards the batch's limits, so
 // that a damaged file does not pile them up: a stretch of bad records
 // comes as a nil batch with the records. At the end of the file it
 // returns a nil batch (the bad records of the last stretch may come with
@@ -176,13 +177,24 @@ func (br *BatchReader) Next() (arrow.RecordBatch, []*RecordError, error) {
 			br.skipped++
 			continue
 		}
+		var resp *HTTPResponse
+		if typ == "response" && strings.HasPrefix(strings.ToLower(rec.Get("Content-Type")), "application/http") {
+			p := ParseHTTPResponse(rec.Block, br.opts.MaxRecordBytes)
+			if p.Err != nil {
+				re := rec.errorf(p.Err)
+				bad = append(bad, re)
+				size += len(re.Raw)
+				continue
+			}
+			resp = &p
+		}
 		if n == 0 && br.payload >= 0 {
 			// The batch ends once its blocks reach opts.Bytes: reserve that
 			// much at once rather than grow (copy and zero) the buffer by
 			// doubling.
 			br.b.Field(br.payload).(*array.BinaryBuilder).ReserveData(br.opts.Bytes + min(len(rec.Block), br.opts.Bytes))
 		}
-		br.append(typ, rec)
+		br.append(typ, rec, resp)
 		br.nums = append(br.nums, rec.Number)
 		n++
 		size += len(rec.Block)
@@ -197,7 +209,9 @@ func (br *BatchReader) Next() (arrow.RecordBatch, []*RecordError, error) {
 	return br.b.NewRecordBatch(), bad, nil
 }
 
-func (br *BatchReader) append(typ string, rec *Record) {
+// append adds rec as a row; resp is its parsed HTTP response, or nil for a
+// record that is not one.
+func (br *BatchReader) append(typ string, rec *Record, resp *HTTPResponse) {
 	b := br.b
 	appendString(b.Field(0), rec.Get("WARC-Target-URI"))
 	appendString(b.Field(1), typ)
@@ -210,8 +224,7 @@ func (br *BatchReader) append(typ string, rec *Record) {
 	appendString(b.Field(3), rec.Get("WARC-Record-ID"))
 	status := b.Field(5).(*array.Int32Builder)
 	block, ctype := rec.Block, rec.Get("Content-Type")
-	if typ == "response" && strings.HasPrefix(strings.ToLower(ctype), "application/http") {
-		resp := ParseHTTPResponse(rec.Block, br.opts.MaxRecordBytes)
+	if resp != nil {
 		block, ctype = resp.Body, resp.ContentType
 		if resp.Status > 0 {
 			status.Append(int32(resp.Status))

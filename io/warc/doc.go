@@ -34,6 +34,9 @@
 // with the columns url, warc_type, warc_date, warc_record_id, content_type,
 // http_status, payload (the HTTP body of a response, the block of other
 // records), text (the block of conversion records, as in WET files) and
-// warc_language (WARC-Identified-Content-Language). Ownership follows
-// arrow-go: a batch returned by Next belongs to the caller, who releases it.
+// warc_language (WARC-Identified-Content-Language). A response whose HTTP
+// body cannot be given (a content encoding that does not decode, or a body
+// over BatchOptions.MaxRecordBytes once decoded) is a bad record rather
+// than a row: see HTTPResponse.Err. Ownership follows arrow-go: a batch
+// returned by Next belongs to the caller, who releases it.
 package warc

@@ -16,6 +16,7 @@ var (
 	ErrTooLarge       = errors.New("record larger than the limit")
 	ErrCorruptGzip    = errors.New("corrupt gzip data")
 	ErrNotWARC        = errors.New("not a WARC record")
+	ErrBadEncoding    = errors.New("HTTP body does not decode")
 	errNoContentLen   = errors.New("no Content-Length")
 	errBadVersionLine = errors.New("first line is not WARC/<version>")
 )

@@ -26,9 +26,17 @@ const checkAhead = 64 << 10
 type Record struct {
 	Header
 	Block        []byte
-	Offset       int64 // in the file (plain) or of the gzip member the record starts in
-	StreamOffset int64 // in the decompressed stream
-	Number       int64 // 1-based place among the file's records, good and bad
+	Offset       int64  // in the file (plain) or of the gzip member the record starts in
+	StreamOffset int64  // in the decompressed stream
+	Number       int64  // 1-based place among the file's records, good and bad
+	head         []byte // the start of the record's bytes, at most 1 KiB
+}
+
+// errorf returns a RecordError for rec, a record that was read but cannot
+// be kept.
+func (rec *Record) errorf(cause error) *RecordError {
+	return &RecordError{Offset: rec.Offset, StreamOffset: rec.StreamOffset, Number: rec.Number, Err: cause,
+		Raw: bytes.Clone(rec.head)}
 }
 
 // RecordError is a record that could not be read. Reading goes on at the
@@ -181,7 +189,7 @@ func (r *Reader) record() (*Record, error) {
 	default:
 		return nil, r.fail(hdrLen, fmt.Errorf("%w (Content-Length %d)", ErrBadLength, h.ContentLength))
 	}
-	r.rec = Record{Header: h, Block: w[hdrLen:blockEnd:blockEnd], Number: r.num}
+	r.rec = Record{Header: h, Block: w[hdrLen:blockEnd:blockEnd], Number: r.num, head: w[:min(blockEnd, 1024)]}
 	r.rec.StreamOffset = r.base + int64(r.start)
 	r.rec.Offset = r.s.memberAt(r.rec.StreamOffset)
 	r.start += blockEnd

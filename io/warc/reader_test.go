@@ -461,9 +461,9 @@ func TestHTTPCompressedBodyCutShort(t *testing.T) {
 			t.Errorf("%s: body %q is not a start of the page", enc, resp.Body[:min(40, len(resp.Body))])
 		}
 	}
-	// Data that is not compressed at all stays as it was.
+	// Data that is not compressed at all stays as it was, with an error.
 	block := "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n<html>not compressed</html>"
-	if resp := ParseHTTPResponse([]byte(block), 1<<20); string(resp.Body) != "<html>not compressed</html>" {
-		t.Errorf("body %q", resp.Body)
+	if resp := ParseHTTPResponse([]byte(block), 1<<20); string(resp.Body) != "<html>not compressed</html>" || !errors.Is(resp.Err, ErrBadEncoding) {
+		t.Errorf("body %q, error %v", resp.Body, resp.Err)
 	}
 }
