@@ -173,8 +173,9 @@ func (s *LinesScan) Process(ctx context.Context, _ memory.Allocator, rec arrow.R
 }
 
 // DedupLines is the second pass: it rewrites each text without its
-// repeated lines; a text left empty goes to removed/ with _reason
-// empty_after_line_dedup.
+// repeated lines, each removed with its line break ("\n" or "\r\n"),
+// leaving every other byte as it was; a text left empty (or blank) goes
+// to removed/ with _reason empty_after_line_dedup.
 type DedupLines struct {
 	textField string
 	params    LinesParams
@@ -236,10 +237,11 @@ func (d *DedupLines) Process(ctx context.Context, mem memory.Allocator, rec arro
 			b.BinaryBuilder.Append(src)
 			continue
 		}
+		// Kept lines stay as they were, line breaks included: a removed
+		// line takes only its own break with it.
 		if last < len(src) {
 			out = append(out, src[last:]...)
 		}
-		out = bytes.TrimRight(out, "\n")
 		if len(bytes.TrimSpace(out)) == 0 {
 			keep[row] = false
 		}
