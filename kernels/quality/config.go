@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 )
 
 // Config holds the thresholds of every filter, one section a filter. A rule
@@ -110,8 +111,8 @@ type FineWebConfig struct {
 	// Newlines a word.
 	MaxNewlineWordRatio float64 `yaml:"max_newline_word_ratio" json:"max_newline_word_ratio"`
 	// Count blank lines as lines (short, without punctuation) in the line
-	// fractions, as FineWeb's code does; by default blank lines separate
-	// paragraphs and are not lines.
+	// fractions, as the code that built FineWeb (datatrove before 0.4.0)
+	// did; by default blank lines separate paragraphs and are not lines.
 	CountBlankLines bool `yaml:"count_blank_lines" json:"count_blank_lines"`
 }
 
@@ -191,7 +192,7 @@ func ProfileConfig(name string) (Config, error) {
 		c.C4.MinWordsPerLine = 3
 		c.C4.MinSentences = 5
 		c.C4.EndMarks = []string{".", "?", "!", `"`, "'"}
-		c.FineWeb.CountBlankLines = true
+		c.FineWeb.EndMarks = datatroveTerminalPunctuation()
 	case "dolma":
 		c.GopherQuality.DistinctStopWords = false
 		c.GopherQuality.CaseSensitiveStopWords = true
@@ -211,6 +212,31 @@ func ProfileConfig(name string) (Config, error) {
 		return Config{}, fmt.Errorf("quality: unknown profile %q (want one of %s)", name, strings.Join(Profiles, ", "))
 	}
 	return c, nil
+}
+
+// datatroveTerminalPunctuation returns datatrove's TERMINAL_PUNCTUATION,
+// its FineWeb end marks since 0.4.0: the Unicode Sentence_Terminal
+// characters and five Khmer signs (khan, bariyoosan, camnuc pii kuuh,
+// koomuut, lek attak pram).
+func datatroveTerminalPunctuation() []string {
+	var marks []string
+	add := func(lo, hi, stride uint32) {
+		for r := lo; r <= hi; r += stride {
+			marks = append(marks, string(rune(r)))
+		}
+	}
+	for _, r := range unicode.Sentence_Terminal.R16 {
+		add(uint32(r.Lo), uint32(r.Hi), uint32(r.Stride))
+	}
+	for _, r := range unicode.Sentence_Terminal.R32 {
+		add(r.Lo, r.Hi, r.Stride)
+	}
+	for _, r := range []rune{'\u17D4', '\u17D5', '\u17D6', '\u17D9', '\u17DA'} {
+		if !unicode.Is(unicode.Sentence_Terminal, r) {
+			marks = append(marks, string(r))
+		}
+	}
+	return marks
 }
 
 // Validate checks every threshold and returns all problems at once, one a

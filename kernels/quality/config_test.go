@@ -31,7 +31,7 @@ func TestDefaultConfigValid(t *testing.T) {
 // paper, as the package documentation tabulates them.
 func TestProfileDifferences(t *testing.T) {
 	want := map[string][]string{
-		"datatrove": {"gopher_quality.case_sensitive_stop_words", "gopher_quality.bullets", "c4.min_words_per_line", "c4.min_sentences", "c4.end_marks", "fineweb.count_blank_lines"},
+		"datatrove": {"gopher_quality.case_sensitive_stop_words", "gopher_quality.bullets", "c4.min_words_per_line", "c4.min_sentences", "c4.end_marks", "fineweb.end_marks"},
 		"dolma":     {"gopher_quality.distinct_stop_words", "gopher_quality.case_sensitive_stop_words", "gopher_quality.bullets", "gopher_quality.ellipsis_line_endings", "c4.min_words_per_line", "c4.min_sentences", "c4.end_marks", "c4.remove_citations", "c4.drop_policy_lines"},
 		"nemo":      {"gopher_quality.distinct_stop_words", "gopher_quality.case_sensitive_stop_words", "gopher_quality.bullets", "gopher_quality.ellipsis_line_endings"},
 	}

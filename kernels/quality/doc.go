@@ -136,7 +136,7 @@
 //	c4.end_marks                         . ! ? " ” ’ »             . ? ! " '        . ? ! "        . ! ? " ” ’ »
 //	c4.remove_citations                  true                      true             false          true
 //	c4.drop_policy_lines                 true                      true             false          true
-//	fineweb.count_blank_lines            false                     true             false (none)   false (none)
+//	fineweb.end_marks                    . ' " ! ?                 STerm, 5 Khmer   . ' " ! ?      . ' " ! ?
 //
 // All other thresholds are the same in every profile. In particular NeMo
 // Curator's repetition settings of 0.7 (lines, paragraphs) and 0.8
@@ -152,9 +152,10 @@
 //     characters). sluice counts words without punctuation, so mean word
 //     lengths run a little shorter than with white-space tokens and the
 //     FineWeb newline-per-word ratio a little higher than with NLTK tokens.
-//   - Lines. datatrove's Gopher quality and FineWeb rules count blank lines
-//     as lines (FineWeb's can be reproduced with count_blank_lines), Dolma
-//     counts them too, NeMo does not. sluice trims lines before comparing
+//   - Lines. datatrove's Gopher quality rules count blank lines as lines,
+//     and so did its FineWeb rules before 0.4.0, when FineWeb was built
+//     (count_blank_lines reproduces that); Dolma counts them too, NeMo does
+//     not. sluice trims lines before comparing
 //     them; the tools compare them as written.
 //   - gopher_quality. Dolma and NeMo count every stop word occurrence, as
 //     their profiles do; the paper asks for two of the eight words, and
@@ -178,9 +179,13 @@
 //     defaults swap the paper's numbers (3 words per line, 5 sentences).
 //     Dolma's c4_v1 tagger flags documents with a word "javascript" rather
 //     than removing lines, and leaves document decisions to the mixer.
-//   - fineweb. FineWeb's code removes a text at the threshold itself (a
-//     punctuation fraction of exactly 0.12, a short-line fraction of exactly
-//     0.67, a duplicate fraction of exactly 0.01); sluice keeps it. Neither
+//   - fineweb. The code that built FineWeb (datatrove before 0.4.0)
+//     removes a text at the threshold itself (a punctuation fraction of
+//     exactly 0.12, a short-line fraction of exactly 0.67, a duplicate
+//     fraction of exactly 0.01); sluice keeps it, as datatrove does since.
+//     datatrove's end marks are then its TERMINAL_PUNCTUATION: the Unicode
+//     Sentence_Terminal (STerm) characters of every script and five Khmer
+//     signs, without the quotes. Neither
 //     Dolma nor NeMo implements the FineWeb rules, so their profiles keep
 //     the paper values.
 package quality

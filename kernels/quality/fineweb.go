@@ -3,6 +3,7 @@ package quality
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -28,7 +29,8 @@ const (
 
 type fineWeb struct {
 	c        FineWebConfig
-	endMarks [][]byte
+	endMarks [][]byte          // the end marks of more than one rune
+	endRunes map[rune]struct{} // the end marks of one rune
 	pool     sync.Pool
 }
 
@@ -38,9 +40,26 @@ type fineWebScratch struct {
 }
 
 func newFineWeb(c FineWebConfig) *fineWeb {
-	f := &fineWeb{c: c, endMarks: byteSlices(c.EndMarks)}
+	f := &fineWeb{c: c, endRunes: map[rune]struct{}{}}
+	for _, m := range c.EndMarks {
+		if utf8.RuneCountInString(m) == 1 {
+			r, _ := utf8.DecodeRuneInString(m)
+			f.endRunes[r] = struct{}{}
+		} else {
+			f.endMarks = append(f.endMarks, []byte(m))
+		}
+	}
 	f.pool.New = func() any { return new(fineWebScratch) }
 	return f
+}
+
+// endsWithMark reports whether line b ends with an end mark.
+func (f *fineWeb) endsWithMark(b []byte) bool {
+	r, size := utf8.DecodeLastRune(b)
+	if _, ok := f.endRunes[r]; ok && (r != utf8.RuneError || size > 1) {
+		return true
+	}
+	return hasAnySuffix(b, f.endMarks)
 }
 
 func (f *fineWeb) Name() string      { return "fineweb" }
@@ -67,7 +86,7 @@ func (f *fineWeb) row(text []byte, s *fineWebScratch, out *outputs, i int) strin
 			continue
 		}
 		lines++
-		if hasAnySuffix(b, f.endMarks) {
+		if f.endsWithMark(b) {
 			punct++
 		}
 		n := chars(b, ascii)

@@ -84,21 +84,58 @@ func TestFineWebSignals(t *testing.T) {
 
 func TestFineWebBlankLines(t *testing.T) {
 	// Two long punctuated lines with blank lines between them: only
-	// datatrove, counting the five blank lines as short lines, fails it.
+	// count_blank_lines, counting the five blank lines as short lines,
+	// fails it. No profile sets it: datatrove skips blank lines since
+	// 0.4.0.
 	text := lineOf(0, 80) + ".\n\n\n\n\n\n" + lineOf(100, 80) + "."
-	want := map[string]float64{"paper": 0, "datatrove": 5.0 / 7, "dolma": 0, "nemo": 0}
-	for profile, short := range want {
-		c, _ := ProfileConfig(profile)
+	counting, _ := ProfileConfig("paper")
+	counting.FineWeb.CountBlankLines = true
+	cases := map[string]struct {
+		short float64
+		fail  string
+	}{
+		"paper": {0, ""}, "datatrove": {0, ""}, "dolma": {0, ""}, "nemo": {0, ""},
+		"count_blank_lines": {5.0 / 7, "short_line_frac"},
+	}
+	for name, want := range cases {
+		c, err := ProfileConfig(name)
+		if name == "count_blank_lines" {
+			c, err = counting, nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		o := apply(t, "fineweb", c, text)
-		if !near(o.signals["fineweb_short_line_frac"], short) {
-			t.Errorf("%s: short line fraction %v, want %v", profile, o.signals["fineweb_short_line_frac"], short)
+		if !near(o.signals["fineweb_short_line_frac"], want.short) || o.fail != want.fail {
+			t.Errorf("%s: short line fraction %v, fail %q; want %v, %q", name, o.signals["fineweb_short_line_frac"], o.fail, want.short, want.fail)
 		}
-		wantFail := ""
-		if profile == "datatrove" {
-			wantFail = "short_line_frac"
+	}
+}
+
+// TestFineWebEndMarks checks the end marks of each profile: FineWeb's
+// . ' " ! ? for the paper, datatrove's TERMINAL_PUNCTUATION (sentence
+// terminals of every script, no quotes) for datatrove.
+func TestFineWebEndMarks(t *testing.T) {
+	lines := []string{"a.", "b'", `c"`, "d!", "e?", "f。", "g।", "h؟", "i៕", "j។", "k…", "l\xff", "m"}
+	want := map[string][]bool{
+		"paper":     {true, true, true, true, true, false, false, false, false, false, false, false, false},
+		"datatrove": {true, false, false, true, true, true, true, true, true, true, false, false, false},
+	}
+	for profile, ends := range want {
+		c, _ := ProfileConfig(profile)
+		for i, line := range lines {
+			o := apply(t, "fineweb", c, line)
+			if got := o.signals["fineweb_line_punct_frac"] == 1; got != ends[i] {
+				t.Errorf("%s: %q ends with an end mark: %v, want %v", profile, line, got, ends[i])
+			}
 		}
-		if o.fail != wantFail {
-			t.Errorf("%s: fail %q, want %q", profile, o.fail, wantFail)
+	}
+	// A lone invalid byte decodes as U+FFFD but is not that mark.
+	c := DefaultConfig()
+	c.FineWeb.EndMarks = []string{"\uFFFD"}
+	for text, want := range map[string]float64{"a\uFFFD": 1, "a\xff": 0} {
+		if o := apply(t, "fineweb", c, text); o.signals["fineweb_line_punct_frac"] != want {
+			t.Errorf("end mark U+FFFD, %q: line punct frac %v, want %v", text, o.signals["fineweb_line_punct_frac"], want)
 		}
 	}
 }
