@@ -57,6 +57,30 @@ type Config struct {
 	// Progress, if set, is called now and then with the input bytes read so
 	// far and the total.
 	Progress func(done, total int64) `json:"-"`
+	// BeforeCommit, if set, is called once every row is written and
+	// counted, before the output is moved into place: it may write side
+	// files of its own into the staged target (a report, say), which then
+	// belong to the output. Runs that write no files do not call it.
+	BeforeCommit func(staged dataset.Target, m *dataset.Manifest) error `json:"-"`
+}
+
+// CheckInputs refuses inputs one run cannot read together: Parquet, WARC
+// and JSONL files mixed (the order given does not matter), and a stream
+// (standard input) with a full inference pass, which would read it twice.
+func CheckInputs(cfg Config) error {
+	for _, f := range cfg.Inputs[1:] {
+		if f.Format != cfg.Inputs[0].Format {
+			a, b := cfg.Inputs[0], f
+			return fmt.Errorf("cannot mix %s and %s inputs in one run (%s is %s, %s is %s); convert them separately",
+				a.Format, b.Format, a.Label(), a.Format, b.Label(), b.Format)
+		}
+	}
+	for _, f := range cfg.Inputs {
+		if f.IsStream() && cfg.InferRows == InferAll && cfg.Schema == nil {
+			return fmt.Errorf("%s: --infer-rows all reads the input twice, which a stream cannot be; give --infer-rows N or a file", f.Label())
+		}
+	}
+	return nil
 }
 
 // Run reads the inputs, passes every batch through the stages, writes the
@@ -78,13 +102,27 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if len(cfg.Inputs) == 0 {
 		return nil, input.ErrNoInput
 	}
+	if err := CheckInputs(cfg); err != nil {
+		return nil, err
+	}
+	out, err := dataset.Begin(cfg.Target, cfg.Overwrite)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			out.Abort()
+		}
+	}()
+	target := out.Target()
 	var src source
-	var err error
-	if cfg.Inputs[0].Format == input.Parquet {
+	switch cfg.Inputs[0].Format {
+	case input.Parquet:
 		src, err = openParquetSource(cfg)
-	} else if anyWARC(cfg.Inputs) {
+	case input.WARC:
 		src, err = openWARCSource(ctx, cfg)
-	} else {
+	default:
 		src, err = openJSONLSource(ctx, cfg)
 	}
 	if err != nil {
@@ -98,10 +136,7 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
 		}
 	}
-	if err := cfg.Target.Prepare(cfg.Overwrite); err != nil {
-		return nil, err
-	}
-	w, err := dataset.NewWriter(cfg.Mem, cfg.Target, outSchema, cfg.Output)
+	w, err := dataset.NewWriter(cfg.Mem, target, outSchema, cfg.Output)
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +144,11 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	var removedSchema *arrow.Schema
 	if len(cfg.Stages) > 0 {
 		removedSchema = removedSchemaFor(src.schema(), cfg.Stages)
-		if rw, err = dataset.NewWriter(cfg.Mem, cfg.Target.Removed(), removedSchema, cfg.Output); err != nil {
+		if rw, err = dataset.NewWriter(cfg.Mem, target.Removed(), removedSchema, cfg.Output); err != nil {
 			return nil, err
 		}
 	}
-	q := dataset.NewQuarantine(cfg.Target.SidePath("quarantine.jsonl"), cfg.Target.Kind == dataset.Directory)
+	q := dataset.QuarantineFor(target)
 
 	m := &dataset.Manifest{
 		Tool: "sluice", Version: version, Command: command, Options: cfg,
@@ -231,12 +266,16 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	m.Errors = partial
 	m.WallSecs = time.Since(start).Seconds()
 	if err := m.Counts.Check(); err != nil {
-		return m, err
+		return nil, err // nothing is claimed: the new output is discarded
 	}
-	if cfg.Target.Kind != dataset.Discard {
-		if err := dataset.WriteManifest(cfg.Target.SidePath("manifest.json"), m); err != nil {
-			return m, err
+	if cfg.BeforeCommit != nil && target.Kind != dataset.Discard && target.Kind != dataset.Stdout {
+		if err := cfg.BeforeCommit(target, m); err != nil {
+			return nil, err
 		}
+	}
+	committed = true
+	if err := out.Commit(m); err != nil {
+		return nil, err
 	}
 	if len(partial) > 0 {
 		return m, fmt.Errorf("%w: %s", ErrPartialInput, strings.Join(partial, "; "))

@@ -3,7 +3,9 @@ package scaleout
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/layout"
 )
 
 // The write phase: each shard runs the whole pipeline into its work
@@ -34,7 +37,8 @@ func (t *task) write() error {
 		return err
 	}
 	target := dataset.Target{Path: filepath.Join(t.plan.workDir(t.phase, s), "out"), Kind: dataset.Directory}
-	if err := target.Prepare(true); err != nil {
+	// The task's own work folder: what an earlier attempt left is its own.
+	if err := os.RemoveAll(target.Path); err != nil {
 		return err
 	}
 	m, err := t.pass(s, sts, target)
@@ -184,6 +188,11 @@ func (t *task) merge() error {
 	}
 	merged.Started = started.UTC().Format(time.RFC3339)
 	merged.WallSecs = time.Since(started).Seconds()
+	files, err := outputFiles(p.Out)
+	if err != nil {
+		return err
+	}
+	merged.Files = files
 	return dataset.WriteManifest(p.path("manifest.json"), merged)
 }
 
@@ -206,4 +215,56 @@ func foldSlices(entries []dataset.InputFile, plan []input.File) []dataset.InputF
 		out = append(out, e)
 	}
 	return out
+}
+
+// Clear removes a launch's output from dir: the files its merged manifest
+// lists and the layout a launch writes (plan, work folder, shard parts,
+// quarantines and manifests). Anything else in dir stays.
+func Clear(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
+		if err := dataset.Remove(filepath.Join(dir, "manifest.json")); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "_work")); err != nil {
+		return err
+	}
+	for _, pattern := range []string{PlanFile, "data/part-*-*.parquet", "removed/part-*-*.parquet", "quarantine-*.jsonl", "manifest-*.json"} {
+		paths, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, p := range paths {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	for _, sub := range []string{"data", "removed"} {
+		os.Remove(filepath.Join(dir, sub)) // only when left empty
+	}
+	return nil
+}
+
+// outputFiles lists the files of a launch's output under dir, relative to
+// it: what its merged manifest claims.
+func outputFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil || rel == "." {
+			return err
+		}
+		if layout.IsHidden(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && rel != "manifest.json" {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	return files, err
 }

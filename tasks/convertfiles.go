@@ -39,19 +39,27 @@ type ConvertOptions struct {
 func ConvertFiles(ctx context.Context, files []input.File, out string, o ConvertOptions, command []string, version string) (*dataset.Manifest, error) {
 	start := time.Now()
 	mem := memory.DefaultAllocator
-	t := dataset.ParseTarget(out)
-	if t.Kind == dataset.JSONLFile && (t.Compression != input.None || o.To == Auto || o.To == ShareGPT) {
+	final := dataset.ParseTarget(out)
+	if final.Kind == dataset.JSONLFile && (final.Compression != input.None || o.To == Auto || o.To == ShareGPT) {
 		return nil, fmt.Errorf("tasks: %s: JSONL output is a plain .jsonl file in the chat, instruction or completion format", out)
 	}
-	if t.Kind != dataset.JSONLFile && t.Kind != dataset.ParquetFile {
+	if final.Kind != dataset.JSONLFile && final.Kind != dataset.ParquetFile {
 		return nil, fmt.Errorf("tasks: %s: the output is one .jsonl or .parquet file", out)
 	}
 	if o.BatchRows <= 0 {
 		o.BatchRows = 4096
 	}
-	if err := t.Prepare(o.Overwrite); err != nil {
+	output, err := dataset.Begin(final, o.Overwrite)
+	if err != nil {
 		return nil, err
 	}
+	committed := false
+	defer func() {
+		if !committed {
+			output.Abort()
+		}
+	}()
+	t := output.Target()
 	w, err := dataset.NewWriter(mem, t, ParquetSchema, o.Output)
 	if err != nil {
 		return nil, err
@@ -76,9 +84,10 @@ func ConvertFiles(ctx context.Context, files []input.File, out string, o Convert
 	}
 	m.WallSecs = time.Since(start).Seconds()
 	if err := m.Counts.Check(); err != nil {
-		return m, err
+		return nil, err
 	}
-	return m, dataset.WriteManifest(t.SidePath("manifest.json"), m)
+	committed = true
+	return m, output.Commit(m)
 }
 
 func convertLines(ctx context.Context, files []input.File, t dataset.Target, o ConvertOptions, w *dataset.Writer, q *dataset.Quarantine, m *dataset.Manifest) error {

@@ -159,11 +159,19 @@ func SplitFiles(ctx context.Context, files []input.File, dir string, o SplitOpti
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	t := dataset.Target{Path: filepath.Clean(dir), Kind: dataset.Directory}
-	if err := t.Prepare(o.Overwrite); err != nil {
+	final := dataset.Target{Path: filepath.Clean(dir), Kind: dataset.Directory}
+	out, err := dataset.Begin(final, o.Overwrite)
+	if err != nil {
 		return nil, err
 	}
-	rep := &SplitReport{Options: o, Manifest: t.SidePath("manifest.json")}
+	committed := false
+	defer func() {
+		if !committed {
+			out.Abort()
+		}
+	}()
+	t := out.Target()
+	rep := &SplitReport{Options: o, Manifest: final.SidePath("manifest.json")}
 	writers := make([]*dataset.Writer, len(o.Ratios))
 	bufs := make([][]byte, len(o.Ratios))
 	rows := make([]int64, len(o.Ratios))
@@ -181,7 +189,7 @@ func SplitFiles(ctx context.Context, files []input.File, dir string, o SplitOpti
 			return nil, err
 		}
 		writers[i] = w
-		rep.Splits = append(rep.Splits, SplitSize{Name: name, Path: path})
+		rep.Splits = append(rep.Splits, SplitSize{Name: name, Path: filepath.Join(final.Path, name+".jsonl")})
 	}
 	flush := func(i int) error {
 		if len(bufs[i]) == 0 {
@@ -308,7 +316,8 @@ func SplitFiles(ctx context.Context, files []input.File, dir string, o SplitOpti
 	if err := m.Counts.Check(); err != nil {
 		return nil, err
 	}
-	return rep, dataset.WriteManifest(rep.Manifest, m)
+	committed = true
+	return rep, out.Commit(m)
 }
 
 // promptSplits is where the examples of one prompt went.

@@ -1,7 +1,7 @@
 // Package command is sluice's command line: one file per command, each a
 // thin adapter from flags to an options struct and a run function that the
 // tests call directly. Exit codes are decided in Main alone: 0 success, 1
-// the job failed, 2 bad usage.
+// the job failed, 2 bad usage, 130 interrupted.
 package command
 
 import (
@@ -119,6 +119,14 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	defer stop()
 	app := NewApp(Streams{In: in, Out: out, Err: errw})
 	err := app.RunContext(ctx, interspersed(app, args))
+	if ctx.Err() != nil {
+		// Interrupted (Ctrl-C, SIGTERM): the run stopped its workers and
+		// removed its temporary files on the way out; the previous output,
+		// if any, is untouched.
+		stop()
+		fmt.Fprintln(errw, "sluice: interrupted; no output was written (temporary files removed)")
+		return 130
+	}
 	if err == nil {
 		return 0
 	}

@@ -223,14 +223,15 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 		return err
 	}
 	cfg.Stages = built
+	cfg.BeforeCommit = saveContaminations(built)
 	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "cleaning")
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
 		printStageCounts(s.Out, m)
 		for _, st := range cfg.Stages {
 			if d, ok := st.(*stages.Decontaminate); ok {
-				if werr := writeContamination(cfg.Target, d.Contamination(), s.Out, false); werr != nil && err == nil {
-					err = werr
+				if perr := printContamination(cfg.Target, d.Contamination(), s.Out, false); perr != nil && err == nil {
+					err = perr
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sluice-data/sluice/contam"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/memorize"
@@ -56,18 +57,20 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 		return err
 	}
 	cfg.Stages = []pipeline.Stage{st}
+	var rep contam.Report
+	cfg.BeforeCommit = func(staged dataset.Target, _ *dataset.Manifest) error {
+		rep = st.Contamination()
+		for i := range rep.EvalSets {
+			rep.EvalSets[i].Name, rep.EvalSets[i].Path = "demo-eval", "(built in)"
+		}
+		_, err := saveContamination(staged, rep)
+		return err
+	}
 	m, err := pipeline.Run(ctx, cfg, command, Version)
 	if err != nil {
 		return err
 	}
-	rep := st.Contamination()
-	for i := range rep.EvalSets {
-		rep.EvalSets[i].Name, rep.EvalSets[i].Path = "demo-eval", "(built in)"
-	}
-	reportPath, err := saveContamination(cfg.Target, rep)
-	if err != nil {
-		return err
-	}
+	reportPath := cfg.Target.SidePath("contamination.json")
 	fmt.Fprintf(s.Out, "\nDecontamination against a built-in eval set of %d questions (one quotes a book of the sample):\n", st.Index().Examples())
 	rep.WriteText(s.Out, 5)
 	fmt.Fprintf(s.Out, "%d rows removed to %s; report %s\n", m.Counts.Removed, filepath.Join(outDir, "removed"), reportPath)
@@ -80,7 +83,7 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	if pass.Inputs, err = input.Expand([]string{filepath.Join(outDir, "data")}); err != nil {
 		return err
 	}
-	pass.Target = dataset.Target{Kind: dataset.Discard}
+	pass.Target, pass.BeforeCommit = dataset.Target{Kind: dataset.Discard}, nil
 	pass.Stages = []pipeline.Stage{stages.NewProbeSample(co.TextField, co.IDField, "meta.source", sampler)}
 	if _, err := pipeline.Run(ctx, pass, command, Version); err != nil {
 		return err

@@ -40,6 +40,7 @@ type ConvertOptions struct {
 	NoProgress       bool
 	PageBytes        string
 	WARCTypes        string
+	AllowIncomplete  bool
 }
 
 func convertCommand(s Streams) *cli.Command {
@@ -87,6 +88,8 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "the column holding the document id"},
 		&cli.StringFlag{Name: "warc-types", Value: strings.Join(warc.DefaultTypes, ","), Destination: &o.WARCTypes,
 			Usage: "WARC/WET inputs: the record types that become rows, any of " + strings.Join(warc.RecordTypes, ",")},
+		&cli.BoolFlag{Name: "allow-incomplete", Destination: &o.AllowIncomplete,
+			Usage: "read a dataset directory that has part files but no manifest (a run that did not finish) instead of refusing it"},
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
 			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
 	}
@@ -95,9 +98,9 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 func outputFlags(o *ConvertOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &o.Output,
-			Usage: "output: a .parquet or .jsonl[.gz|.zst] file, or a dataset directory"},
+			Usage: "output: a .parquet or .jsonl[.gz|.zst] file, a dataset directory, or - for JSONL on standard output"},
 		&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
-			Usage: "replace an existing output (a directory only if it is a sluice dataset)"},
+			Usage: "replace an existing sluice output: only the files its manifest lists, once the new output is complete"},
 		&cli.StringFlag{Name: "compression", Value: "zstd", Destination: &o.Compression,
 			Usage: "Parquet compression: zstd, snappy or none"},
 		&cli.IntFlag{Name: "compression-level", Value: 1, Destination: &o.CompressionLevel,
@@ -155,10 +158,14 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	pageBytes, err := parseSize(o.PageBytes)
 	if err != nil {
 		bad("--page-bytes: %v", err)
+	} else if pageBytes < 1<<10 {
+		bad("--page-bytes must be at least 1KiB")
 	}
 	maxFileBytes, err := parseSize(o.MaxFileBytes)
 	if err != nil {
 		bad("--max-file-bytes: %v", err)
+	} else if maxFileBytes < 1<<10 {
+		bad("--max-file-bytes must be at least 1KiB")
 	}
 	if o.InferRows == "all" {
 		cfg.InferRows = pipeline.InferAll
@@ -184,6 +191,9 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	if o.CompressionLevel < 1 || o.CompressionLevel > 22 {
 		bad("--compression-level must be between 1 and 22")
 	}
+	if o.MaxFileRows < 1 {
+		bad("--max-file-rows must be at least 1")
+	}
 	if len(problems) > 0 {
 		return cfg, usageError{fmt.Errorf("%s", strings.Join(problems, "; "))}
 	}
@@ -203,7 +213,15 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 			return cfg, usagef("--schema %s: %v", o.SchemaFile, err)
 		}
 	}
-	if cfg.Inputs, err = input.Expand(args); err != nil {
+	set, err := input.Scan(args, input.ScanOptions{AllowIncomplete: o.AllowIncomplete})
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	cfg.Inputs = set.Files
+	if err := cfg.Target.Check(set); err != nil {
+		return cfg, usageError{err}
+	}
+	if err := pipeline.CheckInputs(cfg); err != nil {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
@@ -216,7 +234,11 @@ func runConvert(ctx context.Context, o *ConvertOptions, args, command []string, 
 	}
 	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "converting")
 	if m != nil {
-		printSummary(s.Out, cfg.Target, m)
+		w := s.Out
+		if cfg.Target.Kind == dataset.Stdout {
+			w = s.Err // standard output holds the rows
+		}
+		printSummary(w, cfg.Target, m)
 	}
 	return err
 }
@@ -241,7 +263,9 @@ func printSummary(w interface{ Write([]byte) (int, error) }, t dataset.Target, m
 		fmt.Fprintf(w, ", %d with invalid UTF-8 repaired", m.Counts.UTF8Repaired)
 	}
 	fmt.Fprintf(w, "\n%d file(s), %s, in %.2fs (%.1f MB/s)\n", len(m.Outputs), humanBytes(bytesOut), m.WallSecs, mbps)
-	fmt.Fprintf(w, "manifest: %s\n", t.SidePath("manifest.json"))
+	if t.Kind != dataset.Stdout {
+		fmt.Fprintf(w, "manifest: %s\n", t.SidePath("manifest.json"))
+	}
 	if q := m.Side["quarantine"]; q != "" && m.Counts.Quarantined > 0 {
 		fmt.Fprintf(w, "quarantine: %s\n", q)
 	}

@@ -115,26 +115,39 @@ func runDecontaminate(ctx context.Context, o *DecontaminateOptions, args, comman
 	fmt.Fprintf(s.Out, "eval index: %d examples in %d set(s), %d distinct %d-grams (%d ignored), %.2fs\n",
 		x.Examples(), len(x.Sets), x.Distinct, p.NGram, x.Ignored, time.Since(t0).Seconds())
 	cfg.Stages = []pipeline.Stage{st}
+	cfg.BeforeCommit = saveContaminations(cfg.Stages)
 	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "decontaminating")
 	if m == nil {
 		return err
 	}
 	printSummary(s.Out, cfg.Target, m)
-	if werr := writeContamination(cfg.Target, st.Contamination(), s.Out, o.JSON); werr != nil && err == nil {
-		err = werr
+	if perr := printContamination(cfg.Target, st.Contamination(), s.Out, o.JSON); perr != nil && err == nil {
+		err = perr
 	}
 	return err
 }
 
-// writeContamination writes a decontamination report to
-// contamination.json beside the target's manifest and prints it (as text,
-// or the JSON itself).
-func writeContamination(target dataset.Target, rep contam.Report, w io.Writer, asJSON bool) error {
-	path, err := saveContamination(target, rep)
-	if err != nil {
-		return err
+// saveContaminations returns what a run does before its output is
+// committed when it has a decontamination stage: write its report to
+// contamination.json beside the staged manifest, so the report is a file
+// of the output.
+func saveContaminations(sts []pipeline.Stage) func(dataset.Target, *dataset.Manifest) error {
+	return func(staged dataset.Target, _ *dataset.Manifest) error {
+		for _, st := range sts {
+			if d, ok := st.(*stages.Decontaminate); ok {
+				if _, err := saveContamination(staged, d.Contamination()); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
-	fmt.Fprintf(w, "report: %s\n\n", path)
+}
+
+// printContamination prints a decontamination report saved beside
+// target's manifest (as text, or the JSON itself).
+func printContamination(target dataset.Target, rep contam.Report, w io.Writer, asJSON bool) error {
+	fmt.Fprintf(w, "report: %s\n\n", target.SidePath("contamination.json"))
 	if asJSON {
 		return rep.WriteJSON(w)
 	}

@@ -48,12 +48,13 @@ func demoCommand(s Streams) *cli.Command {
 			"built-in fine-tuning file in OUT/tasks.\n" +
 			"The sample has the faults of a real crawl: malformed lines (quarantined), invalid UTF-8 (repaired),\n" +
 			"a row without text, duplicates, near duplicates, boilerplate, personal data and non-English text.\n" +
-			"OUT is replaced on every run if it is a sluice dataset; any other existing directory is left alone.",
+			"OUT is replaced when it holds an earlier demo's output; any other existing OUT is refused unless\n" +
+			"--overwrite is given, and even then only a sluice dataset is replaced (only the files its manifest lists).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "sluice-demo", Destination: &o.Output,
 				Usage: "the dataset directory to write"},
-			&cli.BoolFlag{Name: "overwrite", Value: true, Destination: &o.Overwrite,
-				Usage: "replace OUT if it is a sluice dataset, e.g. from an earlier demo (--overwrite=false to refuse)"},
+			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
+				Usage: "replace OUT if it is a sluice dataset other than an earlier demo's (which is replaced anyway)"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
 				Usage: "goroutines that parse and encode batches (and the CPU cores used)"},
 		},
@@ -88,7 +89,7 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	if err != nil {
 		return err
 	}
-	co.Output, co.Overwrite, co.Workers, co.NoProgress = o.Output, o.Overwrite, o.Workers, true
+	co.Output, co.Overwrite, co.Workers, co.NoProgress = o.Output, o.Overwrite || isDemoOutput(o.Output), o.Workers, true
 
 	tmp, err := os.MkdirTemp("", "sluice-demo-")
 	if err != nil {
@@ -153,11 +154,18 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		return err
 	}
 	fmt.Fprintf(s.Out, "\nWeb pages from a built-in WARC file: block list, main-content extraction, exact dedup (sluice extract):\n")
-	if _, err := runWARCDemo(ctx, filepath.Join(o.Output, "web"), o.Overwrite, o.Workers, command, s); err != nil {
+	if _, err := runWARCDemo(ctx, filepath.Join(o.Output, "web"), co.Overwrite, o.Workers, command, s); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "\nFine-tuning task files: a built-in chat sample, validated, converted and split (sluice tasks):\n\n")
 	return tasksDemo(ctx, filepath.Join(o.Output, "tasks"), s)
+}
+
+// isDemoOutput reports whether dir holds what an earlier demo wrote: a
+// sluice dataset made from the built-in sample.
+func isDemoOutput(dir string) bool {
+	m, err := dataset.ReadManifest(filepath.Join(dir, "manifest.json"))
+	return err == nil && len(m.Inputs) == 1 && m.Inputs[0].Path == demoInput
 }
 
 func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/layout"
 	"github.com/sluice-data/sluice/scaleout"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
@@ -165,7 +166,8 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 }
 
 // preparePlanDir lets a launch resume an output that holds the same plan,
-// starts over with --overwrite, and refuses anything else.
+// starts over with --overwrite (removing only what a launch or a sluice
+// run wrote there), and refuses anything else.
 func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error {
 	dir := filepath.Dir(planPath)
 	old, err := scaleout.ReadPlan(planPath)
@@ -175,13 +177,25 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 			return fmt.Errorf("%s: holds a different plan (other inputs, pipeline, settings or --tasks); use --overwrite to start over", dir)
 		}
 		return nil
-	case err == nil || (overwrite && errors.Is(err, os.ErrNotExist)):
-		return dataset.Target{Path: dir, Kind: dataset.Directory}.Prepare(overwrite)
-	case errors.Is(err, os.ErrNotExist):
-		return dataset.Target{Path: dir, Kind: dataset.Directory}.Prepare(false)
-	default:
+	case err == nil:
+		return scaleout.Clear(dir)
+	case !errors.Is(err, os.ErrNotExist):
 		return err
 	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
+		return os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case layout.DirKind(dir) != layout.Dataset:
+		return fmt.Errorf("%s: exists and is not a sluice dataset; refusing to write into it", dir)
+	case !overwrite:
+		return fmt.Errorf("%s: %w", dir, dataset.ErrExists)
+	}
+	return dataset.Remove(filepath.Join(dir, layout.ManifestName))
 }
 
 // samePlan reports whether two plans would do the same work.

@@ -234,6 +234,9 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 	splice := stages.NewCanarySplice(o.TextField, o.IDField, canaries, plan, counted)
 	splice.AsRows = o.As == "rows"
 	cfg.Stages = []pipeline.Stage{splice}
+	cfg.BeforeCommit = func(staged dataset.Target, _ *dataset.Manifest) error {
+		return writeCanaries(staged.SidePath("canaries.jsonl"), splice.Canaries())
+	}
 	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "inserting")
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
@@ -242,9 +245,6 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 		return err
 	}
 	path := cfg.Target.SidePath("canaries.jsonl")
-	if err := writeCanaries(path, splice.Canaries()); err != nil {
-		return err
-	}
 	copies := 0
 	for _, c := range canaries {
 		copies += c.Repeats

@@ -56,6 +56,12 @@ func (p *progress) finish() {
 func runWithProgress(ctx context.Context, cfg pipeline.Config, command []string, s Streams, show bool, what string) (*dataset.Manifest, error) {
 	bar := newProgress(s.Err, show, what)
 	cfg.Progress = bar.set
+	if cfg.Target.Kind == dataset.Stdout {
+		if len(cfg.Stages) > 0 {
+			return nil, usagef("-o -: standard output holds kept rows only; give a file or directory output to keep the removed rows too")
+		}
+		cfg.Target.Stream, cfg.Target.Errs = s.Out, s.Err
+	}
 	m, err := pipeline.Run(ctx, cfg, command, Version)
 	bar.finish()
 	return m, err

@@ -3,12 +3,18 @@ package dataset
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+
+	"github.com/sluice-data/sluice/io/layout"
 )
 
 // Manifest is manifest.json: the provenance of a dataset and the proof
 // that every input row is accounted for (rows_in == rows_out + removed +
 // quarantined).
 type Manifest struct {
+	// Format names the layout (layout.Format): a directory is a sluice
+	// dataset only when its manifest says so.
+	Format   string            `json:"format"`
 	Tool     string            `json:"tool"`
 	Version  string            `json:"version"`
 	Command  []string          `json:"command"`
@@ -23,6 +29,26 @@ type Manifest struct {
 	Errors   []string          `json:"errors,omitempty"`
 	Started  string            `json:"started"`
 	WallSecs float64           `json:"wall_seconds"`
+	// Files are every file of the output, relative to its directory (the
+	// dataset directory, or the folder of a one-file output), the
+	// manifest aside: what --overwrite may remove, and nothing else.
+	Files []string `json:"files,omitempty"`
+}
+
+// ReadManifest reads a manifest written by WriteManifest.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("not a sluice manifest: %w", err)
+	}
+	if m.Format != layout.Format {
+		return nil, fmt.Errorf("not a sluice manifest (format %q, want %q)", m.Format, layout.Format)
+	}
+	return &m, nil
 }
 
 // InputFile describes one input.
@@ -76,6 +102,7 @@ func (c Counts) Check() error {
 
 // WriteManifest writes m as indented JSON to path, atomically.
 func WriteManifest(path string, m *Manifest) error {
+	m.Format = layout.Format
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

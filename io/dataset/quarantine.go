@@ -34,6 +34,15 @@ func NewQuarantine(path string, always bool) *Quarantine {
 	return &Quarantine{path: path, always: always}
 }
 
+// QuarantineFor returns the quarantine of target t: its side file, or
+// t.Errs for a Stdout target.
+func QuarantineFor(t Target) *Quarantine {
+	if t.Kind == Stdout {
+		return &Quarantine{path: "-", af: streamFile(t.Errs)}
+	}
+	return NewQuarantine(t.SidePath("quarantine.jsonl"), t.Kind == Directory)
+}
+
 // Add records one entry. A quarantine without a path only counts.
 func (q *Quarantine) Add(e QuarantineEntry) error {
 	if q.path == "" {
@@ -91,6 +100,9 @@ func (q *Quarantine) Close() (string, error) {
 	}
 	if err := q.af.Commit(); err != nil {
 		return "", err
+	}
+	if q.af.f == nil {
+		return "", nil // a stream: nothing to name
 	}
 	return q.path, nil
 }

@@ -8,7 +8,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +24,7 @@ const (
 	ParquetFile             // OUT.parquet
 	JSONLFile               // OUT.jsonl, OUT.jsonl.gz, OUT.jsonl.zst
 	Discard                 // nothing is written: commands that only report (token counts, say)
+	Stdout                  // "-": JSONL rows on standard output, quarantined lines on standard error
 )
 
 // Target is a parsed output path.
@@ -34,6 +35,8 @@ type Target struct {
 	// PartsDir is where a directory target's part files go; Path/data
 	// when empty.
 	PartsDir string
+	// Stream and Errs receive a Stdout target's rows and quarantined lines.
+	Stream, Errs io.Writer
 }
 
 // Parts returns the folder of a directory target's part files.
@@ -49,8 +52,8 @@ func (t Target) Parts() string {
 // one-file target.
 func (t Target) Removed() Target {
 	switch t.Kind {
-	case Discard:
-		return t
+	case Discard, Stdout:
+		return Target{Kind: Discard}
 	case Directory:
 		dir := filepath.Join(t.Path, "removed")
 		return Target{Path: dir, Kind: Directory, PartsDir: dir}
@@ -70,6 +73,8 @@ var ErrExists = errors.New("output already exists (use --overwrite to replace it
 func ParseTarget(path string) Target {
 	t := Target{Path: filepath.Clean(path)}
 	switch {
+	case path == "-":
+		t.Kind = Stdout
 	case strings.HasSuffix(path, ".parquet"):
 		t.Kind = ParquetFile
 	case strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".ndjson"):
@@ -88,7 +93,7 @@ func ParseTarget(path string) Target {
 // or beside a one-file target with the name as a suffix
 // (OUT.parquet.manifest.json → OUT.manifest.json).
 func (t Target) SidePath(name string) string {
-	if t.Kind == Discard {
+	if t.Kind == Discard || t.Kind == Stdout {
 		return ""
 	}
 	if t.Kind == Directory {
@@ -107,57 +112,77 @@ func stem(p string) string {
 	return p
 }
 
-// Prepare checks that the target may be written and clears what a previous
-// run left when overwrite is set. Parent directories are created. A
-// directory is only deleted if it looks like a sluice dataset.
-func (t Target) Prepare(overwrite bool) error {
-	switch t.Kind {
-	case Discard:
-		return nil
-	case Directory:
-		entries, err := os.ReadDir(t.Path)
-		if errors.Is(err, os.ErrNotExist) {
-			return os.MkdirAll(t.Path, 0o755)
-		}
-		if err != nil {
-			return err
-		}
-		if len(entries) == 0 {
-			return nil
-		}
-		if !overwrite {
-			return fmt.Errorf("%s: %w", t.Path, ErrExists)
-		}
-		if !looksLikeDataset(t.Path) {
-			return fmt.Errorf("%s: exists and is not a sluice dataset (no manifest.json or data/); refusing to delete it", t.Path)
-		}
-		if err := os.RemoveAll(t.Path); err != nil {
-			return err
-		}
-		return os.MkdirAll(t.Path, 0o755)
-	default:
-		if st, err := os.Stat(t.Path); err == nil {
-			if st.IsDir() {
-				return fmt.Errorf("%s: is a directory", t.Path)
-			}
-			if !overwrite {
-				return fmt.Errorf("%s: %w", t.Path, ErrExists)
-			}
-			for _, side := range []string{t.Path, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path} {
-				if err := os.Remove(side); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return err
-				}
-			}
-		}
-		return os.MkdirAll(filepath.Dir(t.Path), 0o755)
-	}
+// checkLocal refuses the URL of an object store as an output path.
+func checkLocal(path string) error {
+	return input.CheckLocal(path)
 }
 
-func looksLikeDataset(dir string) bool {
-	for _, name := range []string{"manifest.json", "data"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
+// Check refuses, before any work, an output that cannot be written: an
+// object-store URL, and one that is an input, contains an input, or lies
+// in a directory that is read as input (the next run would read the
+// output back as input).
+func (t Target) Check(in input.Set) error {
+	if t.Kind == Discard || t.Kind == Stdout {
+		return nil
+	}
+	if err := checkLocal(t.Path); err != nil {
+		return err
+	}
+	outs := []string{t.Path}
+	if t.Kind != Directory {
+		outs = append(outs, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path)
+	}
+	for _, f := range in.Files {
+		if f.IsStream() {
+			continue
+		}
+		cf := canonical(f.Path)
+		for _, out := range outs {
+			co := canonical(out)
+			if cf == co {
+				return fmt.Errorf("output %s is also an input; write the output elsewhere", out)
+			}
+		}
+		if t.Kind == Directory && within(cf, canonical(t.Path)) {
+			return fmt.Errorf("output %s contains the input %s; write the output elsewhere", t.Path, f.Path)
 		}
 	}
-	return false
+	co := canonical(t.Path)
+	for _, d := range in.Dirs {
+		cd := canonical(d)
+		switch {
+		case co == cd:
+			return fmt.Errorf("output %s is also an input directory; write the output elsewhere", t.Path)
+		case within(co, cd):
+			return fmt.Errorf("output %s lies in the input directory %s, so it would be read as input by the next run; write the output elsewhere", t.Path, d)
+		case within(cd, co):
+			return fmt.Errorf("output %s contains the input directory %s; write the output elsewhere", t.Path, d)
+		}
+	}
+	return nil
+}
+
+// within reports whether path lies strictly inside dir (both canonical).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// canonical returns the absolute path of p with symbolic links resolved,
+// for the part of it that exists.
+func canonical(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	var rest []string
+	for d := abs; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if filepath.Dir(d) == d {
+			return abs
+		}
+		rest = append([]string{filepath.Base(d)}, rest...)
+	}
 }

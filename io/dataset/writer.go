@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -68,7 +69,7 @@ func NewWriter(mem memory.Allocator, t Target, s *arrow.Schema, opts Options) (*
 	if t.Kind == Discard {
 		return w, nil
 	}
-	if t.Kind == JSONLFile {
+	if t.Kind == JSONLFile || t.Kind == Stdout {
 		w.enc = jsonl.NewEncoder(s)
 		if t.Compression == input.Zstd {
 			z, err := zstd.NewWriter(nil)
@@ -95,7 +96,7 @@ func (w *Writer) Encode(mem memory.Allocator, rec arrow.RecordBatch) (Piece, err
 		return p, nil
 	}
 	buf, _ := w.buffers.Get().([]byte)
-	if w.target.Kind != JSONLFile {
+	if w.tmpl != nil {
 		data, err := pqio.EncodePiece(mem, rec, w.opts.Parquet, buf)
 		p.Data = data
 		return p, err
@@ -154,12 +155,18 @@ func (w *Writer) openFile() error {
 		path = filepath.Join(w.target.Parts(), fmt.Sprintf("part-%05d.parquet", w.seq))
 		w.seq++
 	}
-	af, err := createAtomic(path)
-	if err != nil {
-		return err
+	var af *atomicFile
+	if w.target.Kind == Stdout {
+		af = streamFile(w.target.Stream)
+	} else {
+		var err error
+		if af, err = createAtomic(path); err != nil {
+			return err
+		}
 	}
 	f := &openFile{af: af, dir: dir}
-	if w.target.Kind != JSONLFile {
+	var err error
+	if w.tmpl != nil {
 		if f.st, err = pqio.NewStitcher(af, w.tmpl); err != nil {
 			af.Abort()
 			return err
@@ -217,7 +224,8 @@ func (w *Writer) Abort() {
 }
 
 // atomicFile is written under a temporary name in the same directory and
-// renamed into place by Commit.
+// renamed into place by Commit; or, made by streamFile, written to a
+// stream (standard output) that Commit flushes.
 type atomicFile struct {
 	path string
 	f    *os.File
@@ -237,6 +245,11 @@ func createAtomic(path string) (*atomicFile, error) {
 	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), h: xxhash.New()}, nil
 }
 
+// streamFile writes to w: nothing to rename or remove.
+func streamFile(w io.Writer) *atomicFile {
+	return &atomicFile{path: "-", bw: bufio.NewWriterSize(w, 1<<20), h: xxhash.New()}
+}
+
 func (a *atomicFile) Write(p []byte) (int, error) {
 	n, err := a.bw.Write(p)
 	a.h.Write(p[:n])
@@ -248,6 +261,9 @@ func (a *atomicFile) Commit() error {
 	if err := a.bw.Flush(); err != nil {
 		a.Abort()
 		return err
+	}
+	if a.f == nil {
+		return nil
 	}
 	if err := a.f.Chmod(0o644); err != nil {
 		a.Abort()
@@ -261,6 +277,10 @@ func (a *atomicFile) Commit() error {
 }
 
 func (a *atomicFile) Abort() {
+	if a.f == nil {
+		a.bw.Flush() // what reached a stream cannot be taken back
+		return
+	}
 	a.f.Close()
 	os.Remove(a.f.Name())
 }

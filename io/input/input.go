@@ -18,6 +18,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/sluice-data/sluice/io/layout"
 )
 
 // Format is the container format of an input file.
@@ -59,7 +60,14 @@ type File struct {
 	// to read, a slice of it (sharded runs split large files so); zero
 	// for the whole file.
 	RowGroups [2]int
+	// pipe is set for a stream input (standard input, a pipe): the
+	// stream Stat peeked at, which Open reads from its start.
+	pipe *pipe
 }
+
+// IsStream reports whether f is standard input, a pipe or a FIFO: read
+// once, from start to end, with no size known in advance.
+func (f File) IsStream() bool { return f.pipe != nil }
 
 // Label returns the name the file goes by in manifests and quarantines.
 func (f File) Label() string {
@@ -72,58 +80,93 @@ func (f File) Label() string {
 // ErrNoInput is returned when the arguments name no file.
 var ErrNoInput = errors.New("no input files")
 
-var dataSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".ndjson.gz", ".ndjson.zst",
-	".json", ".json.gz", ".json.zst", ".parquet", ".warc", ".warc.gz", ".wet", ".wet.gz"}
+// Stdin is the argument that names standard input.
+const Stdin = "-"
 
-// Expand turns command arguments into a sorted, de-duplicated list of files.
-// An argument is a file, a glob, or a directory (searched recursively for
-// files with a known data suffix; of a sluice dataset directory, only its
-// data/ folder).
+// scanSuffixes are the names a directory scan takes as input; a file named
+// on the command line is read whatever its name.
+var scanSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".ndjson.gz", ".ndjson.zst",
+	".parquet", ".warc", ".warc.gz", ".wet", ".wet.gz"}
+
+// ScanOptions tune how Scan treats what it finds.
+type ScanOptions struct {
+	// AllowIncomplete reads a dataset directory that has part files but no
+	// manifest (a run killed before it finished) instead of refusing it.
+	AllowIncomplete bool
+}
+
+// Set is what a command's input arguments name.
+type Set struct {
+	Files []File
+	// Dirs are the directories scanned for input, cleaned: an output
+	// inside one of them would be read back by the next run.
+	Dirs []string
+}
+
+// Expand turns command arguments into a sorted, de-duplicated list of
+// files; see Scan.
 func Expand(args []string) ([]File, error) {
+	s, err := Scan(args, ScanOptions{})
+	return s.Files, err
+}
+
+// Scan turns command arguments into input files. An argument is a file, a
+// glob, a directory, or "-" for standard input. A directory is searched
+// recursively for files with a data suffix (.jsonl, .parquet, .warc ...,
+// compressed or not), skipping hidden files and folders and sluice's side
+// outputs; of a sluice dataset only the data/ folder is read, and a
+// dataset without its manifest is refused unless opts.AllowIncomplete.
+// The same file named twice (by two paths, say) is read once. Object-store
+// URLs are refused.
+func Scan(args []string, opts ScanOptions) (Set, error) {
+	var set Set
 	seen := map[string]bool{}
 	var paths []string
 	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
+		key := p
+		if p != Stdin {
+			key = canonical(p)
+		}
+		if !seen[key] {
+			seen[key] = true
 			paths = append(paths, p)
 		}
 	}
 	for _, arg := range args {
+		if err := CheckLocal(arg); err != nil {
+			return set, err
+		}
+		if arg == Stdin {
+			add(Stdin)
+			continue
+		}
 		matches := []string{arg}
 		if strings.ContainsAny(arg, "*?[") {
 			m, err := filepath.Glob(arg)
 			if err != nil {
-				return nil, fmt.Errorf("%s: bad pattern: %w", arg, err)
+				return set, fmt.Errorf("%s: bad pattern: %w", arg, err)
 			}
 			if len(m) == 0 {
-				return nil, fmt.Errorf("%s: no file matches", arg)
+				return set, fmt.Errorf("%s: no file matches", arg)
 			}
 			matches = m
 		}
 		for _, p := range matches {
 			st, err := os.Stat(p)
 			if err != nil {
-				return nil, err
+				return set, err
 			}
 			if !st.IsDir() {
 				add(p)
 				continue
 			}
+			set.Dirs = append(set.Dirs, filepath.Clean(p))
 			var found []string
-			err = filepath.WalkDir(datasetData(p), func(path string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if !d.IsDir() && hasDataSuffix(path) {
-					found = append(found, path)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
+			if err := scanDir(p, true, opts, &found); err != nil {
+				return set, err
 			}
 			if len(found) == 0 {
-				return nil, fmt.Errorf("%s: directory holds no .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .warc[.gz] file", p)
+				return set, fmt.Errorf("%s: directory holds no .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .warc[.gz] file", p)
 			}
 			sort.Strings(found)
 			for _, f := range found {
@@ -132,21 +175,64 @@ func Expand(args []string) ([]File, error) {
 		}
 	}
 	if len(paths) == 0 {
-		return nil, ErrNoInput
+		return set, ErrNoInput
 	}
-	files := make([]File, 0, len(paths))
+	set.Files = make([]File, 0, len(paths))
 	for _, p := range paths {
 		f, err := Stat(p)
 		if err != nil {
-			return nil, err
+			return set, err
 		}
-		files = append(files, f)
+		set.Files = append(set.Files, f)
 	}
-	return files, nil
+	return set, nil
 }
 
-func hasDataSuffix(p string) bool {
-	for _, s := range dataSuffixes {
+// scanDir appends the input files under dir to found. A sluice dataset
+// gives its data/ folder only.
+func scanDir(dir string, top bool, opts ScanOptions, found *[]string) error {
+	switch layout.DirKind(dir) {
+	case layout.Dataset:
+		dir = filepath.Join(dir, layout.DataDir)
+	case layout.Incomplete:
+		if !opts.AllowIncomplete {
+			return fmt.Errorf("%s: an incomplete sluice dataset (part files but no %s: a run that did not finish?); "+
+				"read it anyway with --allow-incomplete", dir, layout.ManifestName)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) && !top {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		if layout.IsHidden(name) {
+			continue
+		}
+		if e.IsDir() {
+			if err := scanDir(path, false, opts, found); err != nil {
+				return err
+			}
+			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(path); err == nil && st.IsDir() {
+				continue // a directory scan does not follow links to directories (no cycles)
+			}
+		}
+		if hasScanSuffix(name) && !layout.IsSideFile(name) {
+			*found = append(*found, path)
+		}
+	}
+	return nil
+}
+
+func hasScanSuffix(p string) bool {
+	for _, s := range scanSuffixes {
 		if strings.HasSuffix(p, s) {
 			return true
 		}
@@ -154,40 +240,178 @@ func hasDataSuffix(p string) bool {
 	return false
 }
 
-// Stat describes the file at path, detecting its format from its first
-// bytes (gzip, zstd and Parquet magic numbers) and falling back to its name.
+// canonical returns the absolute path of p with symbolic links resolved,
+// so that two names of one file compare equal; p itself when that fails.
+func canonical(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// CheckLocal refuses the URL of an object store or a web server: sluice
+// reads and writes local paths (and standard input and output).
+func CheckLocal(path string) error {
+	if i := strings.Index(path, "://"); i > 0 && !strings.ContainsAny(path[:i], "/\\.") {
+		return fmt.Errorf("%s: %s:// URLs are not supported yet; copy the data to a local path (or a mounted file system) first", path, path[:i])
+	}
+	return nil
+}
+
+// headBytes is how much of a file Stat reads to tell its format.
+const headBytes = 64 << 10
+
+// Stat describes the file at path ("-" for standard input), telling its
+// format by content: gzip, zstd and Parquet magic numbers, "WARC/" (after
+// decompression), else JSONL. The name decides only when the content is
+// too short or damaged to tell; content that contradicts a .parquet or
+// .warc name without being JSON is an error, not JSONL. Standard input, a
+// pipe or a FIFO is peeked at without consuming it: Open then reads it
+// from its first byte, once.
 func Stat(path string) (File, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	if err := CheckLocal(path); err != nil {
 		return File{}, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	var fh *os.File
+	if path == Stdin {
+		fh = os.Stdin
+	} else {
+		var err error
+		if fh, err = os.Open(path); err != nil {
+			return File{}, err
+		}
+	}
+	st, err := fh.Stat()
 	if err != nil {
+		fh.Close()
 		return File{}, err
 	}
-	head := make([]byte, 4)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	file := File{Path: path, Size: st.Size()}
-	switch {
-	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
-		file.Compression = Gzip
-	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		file.Compression = Zstd
-	case bytes.Equal(head, []byte("PAR1")):
-		file.Format = Parquet
-	case strings.HasSuffix(path, ".parquet"):
-		file.Format = Parquet // too short to hold the magic; the reader reports it
-	case strings.HasSuffix(path, ".gz"):
-		file.Compression = Gzip
-	case strings.HasSuffix(path, ".zst"):
-		file.Compression = Zstd
+	if st.IsDir() {
+		fh.Close()
+		return File{}, fmt.Errorf("%s: is a directory", path)
 	}
-	if file.Format == JSONL && isWARC(path, head, file.Compression) {
-		file.Format = WARC
+	file := File{Path: path}
+	var head []byte
+	if st.Mode().IsRegular() && path != Stdin {
+		defer fh.Close()
+		file.Size = st.Size()
+		head = make([]byte, headBytes)
+		n, _ := io.ReadFull(fh, head)
+		head = head[:n]
+	} else {
+		// A stream: keep it open and peek, so no byte is lost.
+		p := &pipe{f: fh, r: bufio.NewReaderSize(fh, 1<<20)}
+		head, _ = p.r.Peek(headBytes)
+		file.pipe = p
+		if path == Stdin {
+			file.Name = "stdin"
+		}
+	}
+	if err := file.detect(head); err != nil {
+		return File{}, err
+	}
+	if file.pipe != nil && file.Format == Parquet {
+		return File{}, fmt.Errorf("%s: Parquet cannot be read from a pipe (it is read from its end); write it to a file first", file.Label())
 	}
 	return file, nil
+}
+
+// detect sets the format and compression of f from its first bytes.
+func (f *File) detect(head []byte) error {
+	name := f.Path
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		f.Compression = Gzip
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		f.Compression = Zstd
+	case len(head) < 4 && strings.HasSuffix(name, ".gz"):
+		f.Compression = Gzip
+	case len(head) < 4 && strings.HasSuffix(name, ".zst"):
+		f.Compression = Zstd
+	}
+	inner, told := head, true
+	if f.Compression != None {
+		inner, told = decompressHead(head, f.Compression)
+	}
+	byName := formatByName(name)
+	switch {
+	case told && bytes.HasPrefix(inner, []byte("PAR1")) && f.Compression == None:
+		f.Format = Parquet
+	case told && bytes.HasPrefix(inner, []byte("WARC/")):
+		f.Format = WARC
+	case !told || len(inner) < 5:
+		f.Format = byName // too short or damaged to tell: the name decides, the reader reports
+	case byName != JSONL && !looksLikeJSON(inner):
+		return fmt.Errorf("%s: named like %s but is not (it starts with %q)", f.Label(), byName, printable(inner))
+	default:
+		f.Format = JSONL
+	}
+	return nil
+}
+
+// formatByName is the format a file name claims.
+func formatByName(name string) Format {
+	base := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".zst")
+	switch {
+	case strings.HasSuffix(base, ".parquet"):
+		return Parquet
+	case strings.HasSuffix(base, ".warc"), strings.HasSuffix(base, ".wet"):
+		return WARC
+	}
+	return JSONL
+}
+
+// looksLikeJSON reports whether text starts, after a byte order mark and
+// white space, like a JSON object.
+func looksLikeJSON(text []byte) bool {
+	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+	text = bytes.TrimLeft(text, " \t\r\n")
+	return len(text) == 0 || text[0] == '{'
+}
+
+// printable returns the first bytes of b, for an error message (which
+// quotes them).
+func printable(b []byte) string {
+	if len(b) > 16 {
+		b = b[:16]
+	}
+	return string(b)
+}
+
+// decompressHead returns the first decompressed bytes of a compressed
+// head; told is false when nothing could be decompressed (damage, or a
+// first block longer than the head).
+func decompressHead(head []byte, c Compression) ([]byte, bool) {
+	var r io.Reader
+	switch c {
+	case Gzip:
+		zr, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return nil, false
+		}
+		r = zr
+	case Zstd:
+		zr, err := zstd.NewReader(bytes.NewReader(head), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, false
+		}
+		defer zr.Close()
+		r = zr
+	}
+	buf := make([]byte, 512)
+	n, _ := io.ReadFull(r, buf)
+	return buf[:n], n > 0
+}
+
+// pipe is a stream input (standard input, a pipe, a FIFO) that Stat
+// opened and peeked at; Open takes it over.
+type pipe struct {
+	f     *os.File
+	r     *bufio.Reader
+	taken bool
 }
 
 // Stream is an open input: decompressed bytes from Read, with the raw bytes
@@ -199,13 +423,25 @@ type Stream struct {
 	dec     io.Closer
 }
 
-// Open opens f for reading its decompressed bytes.
+// Open opens f for reading its decompressed bytes. A stream input (see
+// Stat) can be opened once.
 func Open(f File) (*Stream, error) {
-	fh, err := os.Open(f.Path)
-	if err != nil {
-		return nil, err
+	var raw io.Reader
+	var fh *os.File
+	if f.pipe != nil {
+		if f.pipe.taken {
+			return nil, fmt.Errorf("%s: a stream can be read only once", f.Label())
+		}
+		f.pipe.taken = true
+		fh, raw = f.pipe.f, f.pipe.r
+	} else {
+		var err error
+		if fh, err = os.Open(f.Path); err != nil {
+			return nil, err
+		}
+		raw = fh
 	}
-	cr := &countingReader{r: fh, h: xxhash.New()}
+	cr := &countingReader{r: raw, h: xxhash.New()}
 	s := &Stream{file: fh, counter: cr}
 	buffered := bufio.NewReaderSize(cr, 256<<10)
 	switch f.Compression {
@@ -213,14 +449,14 @@ func Open(f File) (*Stream, error) {
 		zr, err := gzip.NewReader(buffered)
 		if err != nil {
 			fh.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", f.Path, err)
+			return nil, fmt.Errorf("%s: gzip: %w", f.Label(), err)
 		}
 		s.Reader, s.dec = zr, zr
 	case Zstd:
 		zr, err := zstd.NewReader(buffered, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<30))
 		if err != nil {
 			fh.Close()
-			return nil, fmt.Errorf("%s: zstd: %w", f.Path, err)
+			return nil, fmt.Errorf("%s: zstd: %w", f.Label(), err)
 		}
 		s.Reader, s.dec = zr, zstdCloser{zr}
 	default:
@@ -280,17 +516,4 @@ func HashFile(path string) (uint64, error) {
 		return 0, err
 	}
 	return h.Sum64(), nil
-}
-
-// datasetData returns the data/ folder of a sluice dataset directory (one
-// with a manifest.json and a data/ folder), whose removed/ rows and
-// quarantine are not input, and dir itself for any other directory.
-func datasetData(dir string) string {
-	data := filepath.Join(dir, "data")
-	if st, err := os.Stat(data); err == nil && st.IsDir() {
-		if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
-			return data
-		}
-	}
-	return dir
 }

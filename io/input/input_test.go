@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/sluice-data/sluice/io/layout"
 )
 
 func TestFormatIsToldByMagicBytesFirst(t *testing.T) {
@@ -99,7 +100,7 @@ func TestExpandReadsOnlyTheDataOfADataset(t *testing.T) {
 		"data/part-00000.jsonl":    `{"text":"kept"}` + "\n",
 		"removed/part-00000.jsonl": `{"text":"gone","_stage":"x","_reason":"y"}` + "\n",
 		"quarantine.jsonl":         `{"file":"in.jsonl","line":3}` + "\n",
-		"manifest.json":            `{}`,
+		"manifest.json":            `{"format":"` + layout.Format + `"}`,
 	} {
 		path := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -112,9 +113,10 @@ func TestExpandReadsOnlyTheDataOfADataset(t *testing.T) {
 	if len(files) != 1 || files[0].Path != filepath.Join(dir, "data", "part-00000.jsonl") {
 		t.Fatalf("Expand(dataset) = %+v, want only data/part-00000.jsonl", files)
 	}
-	// Without a manifest it is an ordinary directory, searched whole.
-	os.Remove(filepath.Join(dir, "manifest.json"))
-	if files, err = Expand([]string{dir}); err != nil || len(files) != 3 {
-		t.Fatalf("Expand(plain directory) = %d files, %v; want 3", len(files), err)
+	// Without a sluice manifest it is an ordinary directory, searched whole
+	// but for side outputs (the quarantine).
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{}`), 0o644)
+	if files, err = Expand([]string{dir}); err != nil || len(files) != 2 {
+		t.Fatalf("Expand(plain directory) = %d files, %v; want 2", len(files), err)
 	}
 }

@@ -1,0 +1,377 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sluice-data/sluice/io/layout"
+)
+
+// Output is a run's output in the making. Begin checks that the target may
+// be written and locks it; the run's writers write into a staging
+// directory beside (or, for a dataset directory, inside) the target; Commit
+// moves the new files into place once the run succeeded, removes the files
+// of the previous output that the new one does not replace (only those its
+// manifest lists), and writes the manifest last. Abort removes the staging
+// directory: a failed or interrupted run leaves the previous output whole.
+//
+// sluice deletes only files it wrote: a directory is replaced only when its
+// manifest says it is a sluice dataset, and then only the files that
+// manifest lists; a file the manifest does not list is never removed or
+// overwritten.
+type Output struct {
+	final   Target
+	staged  Target
+	root    string // the directory the output's files live in
+	staging string // where the new files are written, "" for Discard and Stdout
+	lock    *lock
+	old     map[string]bool // files of the previous output, relative to root
+	created []string        // directories Begin created, removed again by Abort when empty
+}
+
+// Begin prepares to write t. It refuses, before any work: an object-store
+// URL; an existing output unless overwrite is set; with overwrite, a
+// directory or file that no sluice manifest claims; and an output another
+// run is writing (naming that run). What a killed run left (its staging
+// directory) is removed.
+func Begin(t Target, overwrite bool) (*Output, error) {
+	o := &Output{final: t, staged: t}
+	if t.Kind == Discard || t.Kind == Stdout {
+		return o, nil
+	}
+	if err := checkLocal(t.Path); err != nil {
+		return nil, err
+	}
+	switch t.Kind {
+	case Directory:
+		o.root = t.Path
+	default:
+		o.root = filepath.Dir(t.Path)
+	}
+	if err := o.mkdirs(o.root); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.lock, err = acquire(o.lockPath()); err != nil {
+		o.Abort()
+		return nil, err
+	}
+	if err := o.removeLeftovers(); err != nil {
+		o.Abort()
+		return nil, err
+	}
+	if t.Kind == Directory {
+		err = o.claimDirectory(overwrite)
+	} else {
+		err = o.claimFile(overwrite)
+	}
+	if err != nil {
+		o.Abort()
+		return nil, err
+	}
+	if o.staging, err = os.MkdirTemp(o.root, o.hiddenPrefix()+layout.StagingPrefix[1:]); err != nil {
+		o.Abort()
+		return nil, err
+	}
+	if t.Kind == Directory {
+		o.staged = Target{Path: o.staging, Kind: Directory}
+	} else {
+		o.staged = Target{Path: filepath.Join(o.staging, filepath.Base(t.Path)), Kind: t.Kind, Compression: t.Compression}
+	}
+	return o, nil
+}
+
+// Target returns where the run writes: the staging copy of the target.
+func (o *Output) Target() Target { return o.staged }
+
+// Final returns the target the output is moved to by Commit.
+func (o *Output) Final() Target { return o.final }
+
+// hiddenPrefix starts the names of the hidden files of a one-file output:
+// ".<stem>." beside OUT.parquet; "." inside a dataset directory.
+func (o *Output) hiddenPrefix() string {
+	if o.final.Kind == Directory {
+		return "."
+	}
+	return "." + filepath.Base(stem(o.final.Path)) + "."
+}
+
+func (o *Output) lockPath() string {
+	return filepath.Join(o.root, o.hiddenPrefix()+layout.LockSuffix[1:])
+}
+
+func (o *Output) mkdirs(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	o.created = append(o.created, missing...)
+	return nil
+}
+
+// removeLeftovers removes the staging directories of killed runs; the
+// lock is held, so no live run is writing them.
+func (o *Output) removeLeftovers() error {
+	old, _ := filepath.Glob(filepath.Join(o.root, globEscape(o.hiddenPrefix()+layout.StagingPrefix[1:])+"*"))
+	for _, dir := range old {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("removing what an interrupted run left: %w", err)
+		}
+	}
+	return nil
+}
+
+// claimDirectory decides whether a dataset directory may be written.
+func (o *Output) claimDirectory(overwrite bool) error {
+	path := o.final.Path
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	busy := false
+	for _, e := range entries {
+		if !o.isOwnHidden(e.Name()) {
+			busy = true
+		}
+	}
+	if !busy {
+		return nil
+	}
+	switch layout.DirKind(path) {
+	case layout.Dataset:
+		if !overwrite {
+			return fmt.Errorf("%s: %w", path, ErrExists)
+		}
+		return o.readOld(filepath.Join(path, layout.ManifestName), "")
+	case layout.Incomplete:
+		return fmt.Errorf("%s: holds part files but no sluice manifest (an incomplete dataset, or not sluice's); refusing to write into it: remove it yourself or choose another output", path)
+	default:
+		return fmt.Errorf("%s: exists and is not a sluice dataset (no manifest.json naming the %s format); refusing to write into it", path, layout.Format)
+	}
+}
+
+// claimFile decides whether a one-file output may be written.
+func (o *Output) claimFile(overwrite bool) error {
+	t := o.final
+	if st, err := os.Stat(t.Path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s: is a directory", t.Path)
+	}
+	manifest := t.SidePath(layout.ManifestName)
+	_, merr := os.Stat(manifest)
+	_, derr := os.Stat(t.Path)
+	switch {
+	case merr == nil:
+		if !layout.IsSluiceManifest(manifest) {
+			return fmt.Errorf("%s: exists and was not written by sluice; refusing to replace it", manifest)
+		}
+		if err := o.readOld(manifest, filepath.Base(t.Path)); err != nil {
+			return err
+		}
+		if !overwrite {
+			return fmt.Errorf("%s: %w", t.Path, ErrExists)
+		}
+		return nil
+	case derr == nil:
+		return fmt.Errorf("%s: exists and was not written by sluice (no %s lists it); refusing to replace it: remove it yourself or choose another output", t.Path, filepath.Base(manifest))
+	}
+	return nil
+}
+
+// readOld reads the files the previous output's manifest lists. A one-file
+// output's manifest must list the file itself (want), else it belongs to
+// another output of the same stem.
+func (o *Output) readOld(manifest, want string) error {
+	m, err := ReadManifest(manifest)
+	if err != nil {
+		return fmt.Errorf("%s: %w", manifest, err)
+	}
+	o.old = map[string]bool{}
+	for _, f := range ownFiles(m) {
+		o.old[f] = true
+	}
+	if want != "" && !o.old[want] {
+		other := "another output"
+		if len(m.Outputs) > 0 {
+			other = m.Outputs[0].Path
+		}
+		return fmt.Errorf("%s: belongs to %s, not %s; choose another output name", manifest, other, filepath.Join(o.root, want))
+	}
+	o.old[filepath.Base(manifest)] = true
+	return nil
+}
+
+// isOwnHidden reports whether name is the lock or a staging directory of
+// this output.
+func (o *Output) isOwnHidden(name string) bool {
+	p := o.hiddenPrefix()
+	return name == p+layout.LockSuffix[1:] || strings.HasPrefix(name, p+layout.StagingPrefix[1:])
+}
+
+// Commit moves the new output into place and writes m as its manifest,
+// last. Paths in m that name staged files are rewritten to their final
+// place, and m lists every file of the output (Files) so that a later
+// --overwrite removes exactly those. A file in the way that the previous
+// manifest does not list stops the commit before anything is moved.
+func (o *Output) Commit(m *Manifest) error {
+	defer o.release()
+	if o.staging == "" {
+		return nil
+	}
+	manifestName := filepath.Base(o.final.SidePath(layout.ManifestName))
+	var files []string
+	err := filepath.WalkDir(o.staging, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(o.staging, path)
+		if err == nil && rel != manifestName {
+			files = append(files, rel)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, rel := range files {
+		dest := filepath.Join(o.root, rel)
+		if _, err := os.Lstat(dest); err == nil && !o.old[rel] {
+			return fmt.Errorf("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", dest)
+		}
+	}
+	if o.old != nil {
+		// From here until the new manifest is written the output reads as
+		// incomplete, never as a whole dataset of mixed files.
+		if err := os.Remove(filepath.Join(o.root, manifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	kept := map[string]bool{manifestName: true}
+	for _, rel := range files {
+		dest := filepath.Join(o.root, rel)
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(o.staging, rel), dest); err != nil {
+			return err
+		}
+		kept[rel] = true
+	}
+	for rel := range o.old {
+		if !kept[rel] {
+			if err := os.Remove(filepath.Join(o.root, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	for _, dir := range []string{layout.DataDir, layout.RemovedDir} {
+		os.Remove(filepath.Join(o.root, dir)) // only when left empty
+	}
+	if m != nil {
+		o.finalize(m, files)
+		if err := WriteManifest(filepath.Join(o.root, manifestName), m); err != nil {
+			return err
+		}
+	}
+	o.created = nil
+	return nil
+}
+
+// finalize rewrites the staged paths of m to their final place and lists
+// the output's files.
+func (o *Output) finalize(m *Manifest, files []string) {
+	move := func(p string) string {
+		rel, err := filepath.Rel(o.staging, p)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return p
+		}
+		return filepath.Join(o.root, rel)
+	}
+	for i := range m.Outputs {
+		m.Outputs[i].Path = move(m.Outputs[i].Path)
+	}
+	for i := range m.Removed {
+		m.Removed[i].Path = move(m.Removed[i].Path)
+	}
+	for k, v := range m.Side {
+		m.Side[k] = move(v)
+	}
+	m.Files = files
+}
+
+// Abort discards the new output: the staging directory and the
+// directories Begin created, when they are left empty. The previous output
+// is untouched.
+func (o *Output) Abort() {
+	if o.staging != "" {
+		os.RemoveAll(o.staging)
+		o.staging = ""
+	}
+	o.release()
+	for _, d := range o.created {
+		os.Remove(d) // only when empty
+	}
+	o.created = nil
+}
+
+func (o *Output) release() {
+	if o.staging != "" {
+		os.RemoveAll(o.staging)
+		o.staging = ""
+	}
+	if o.lock != nil {
+		o.lock.release()
+		o.lock = nil
+	}
+}
+
+// globEscape escapes the glob metacharacters of a literal name.
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(s)
+}
+
+// Remove removes the sluice output whose manifest is at manifest: the
+// files it lists, then the manifest. Anything else beside them stays.
+func Remove(manifest string) error {
+	m, err := ReadManifest(manifest)
+	if err != nil {
+		return fmt.Errorf("%s: %w", manifest, err)
+	}
+	root := filepath.Dir(manifest)
+	for _, f := range ownFiles(m) {
+		if err := os.Remove(filepath.Join(root, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return os.Remove(manifest)
+}
+
+// ownFiles returns the files m lists that may be its own: relative paths
+// inside the output's directory, none hidden (a manifest naming ../x or
+// /etc/x is not believed).
+func ownFiles(m *Manifest) []string {
+	var own []string
+	for _, f := range m.Files {
+		clean := filepath.Clean(f)
+		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || layout.IsHidden(clean) {
+			continue
+		}
+		own = append(own, clean)
+	}
+	return own
+}
