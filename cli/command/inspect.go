@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/layout"
 	"github.com/sluice-data/sluice/io/jsonl"
 	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/kernels/textlen"
@@ -31,8 +32,9 @@ const inspectBatchRows = 65536
 
 // InspectOptions are the flags of `sluice inspect`.
 type InspectOptions struct {
-	JSON      bool
-	TextField string
+	JSON            bool
+	TextField       string
+	AllowIncomplete bool
 
 	mem memory.Allocator // nil means memory.DefaultAllocator
 }
@@ -52,6 +54,8 @@ func inspectCommand(s Streams) *cli.Command {
 				Usage: "print one JSON object instead of the table"},
 			&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField,
 				Usage: "the column whose text lengths are reported"},
+			&cli.BoolFlag{Name: "allow-incomplete", Destination: &o.AllowIncomplete,
+				Usage: "inspect a dataset directory that has part files but no manifest (a run that did not finish)"},
 		},
 		Action: action(func(c *cli.Context) error {
 			return runInspect(c.Context, o, c.Args().Slice(), s)
@@ -115,7 +119,7 @@ func runInspect(ctx context.Context, o *InspectOptions, args []string, s Streams
 		mem = memory.DefaultAllocator
 	}
 	path := args[0]
-	files, err := inspectInputs(path)
+	files, err := inspectInputs(path, o.AllowIncomplete)
 	if err != nil {
 		return err
 	}
@@ -153,7 +157,7 @@ var jsonlSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".n
 
 // inspectInputs lists the files behind path: one Parquet or JSONL file, or
 // the Parquet files of a dataset directory in name order.
-func inspectInputs(path string) ([]input.File, error) {
+func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file or directory", path)
@@ -170,6 +174,10 @@ func inspectInputs(path string) ([]input.File, error) {
 			return nil, fmt.Errorf("%s: not a Parquet or JSONL file (expected .parquet, .jsonl, .jsonl.gz or .jsonl.zst)", path)
 		}
 		return []input.File{f}, nil
+	}
+	if layout.DirKind(path) == layout.Incomplete && !allowIncomplete {
+		return nil, fmt.Errorf("%s: an incomplete sluice dataset (part files but no %s: a run that did not finish?); "+
+			"inspect it anyway with --allow-incomplete", path, layout.ManifestName)
 	}
 	dir := filepath.Join(path, "data")
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -424,19 +432,20 @@ func typeName(dt arrow.DataType) string {
 }
 
 // readManifestCounts adds the counts of the manifest that sluice wrote with
-// the inspected output, if there is one.
+// the inspected output, if there is one and it is that output's (a
+// one-file output's manifest must list the file).
 func readManifestCounts(rep *inspectReport) error {
-	path := dataset.ParseTarget(rep.Path).SidePath("manifest.json")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	t := dataset.ParseTarget(rep.Path)
+	path := t.SidePath("manifest.json")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	m, err := dataset.ReadManifest(path)
 	if err != nil {
-		return err
+		return nil // not sluice's: no counts to add
 	}
-	var m dataset.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if t.Kind != dataset.Directory && !slices.Contains(m.Files, filepath.Base(t.Path)) {
+		return nil // the manifest of another output with the same stem
 	}
 	rep.Manifest, rep.ManifestCounts = path, &m.Counts
 	return nil

@@ -1,7 +1,7 @@
 // Package fasttexttest runs the fastText command line in tests, to check
 // that sluice predicts what fastText predicts. The fastText binary comes
-// from the Debian package (apt-get install -y fasttext); a test that needs
-// it fails when it is missing, unless SLUICE_SKIP_FASTTEXT_PARITY=1 is set.
+// from the Debian package (apt-get install -y fasttext); tests find it with
+// internal/testenv.Require, which skips when it is missing (fails in CI).
 package fasttexttest
 
 import (
@@ -17,24 +17,6 @@ import (
 
 	"github.com/sluice-data/sluice/kernels/fasttext"
 )
-
-// SkipEnv names the variable that lets tests skip when fastText is absent.
-const SkipEnv = "SLUICE_SKIP_FASTTEXT_PARITY"
-
-// Binary returns the path of the fastText command line. When it is not
-// installed the test fails, or is skipped if SkipEnv is set to 1.
-func Binary(t testing.TB) string {
-	t.Helper()
-	path, err := exec.LookPath("fasttext")
-	if err == nil {
-		return path
-	}
-	if os.Getenv(SkipEnv) == "1" {
-		t.Skipf("fasttext is not installed and %s=1: skipping the comparison with fastText", SkipEnv)
-	}
-	t.Fatalf("the fastText command line is needed to check parity: apt-get install -y fasttext (or set %s=1 to skip): %v", SkipEnv, err)
-	return ""
-}
 
 // Run runs fasttext with args and fails the test if it fails.
 func Run(t testing.TB, bin string, args ...string) []byte {
