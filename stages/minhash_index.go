@@ -50,7 +50,7 @@ func NewMinHashIndex(p MinHashParams) (*MinHashIndex, error) {
 	if err := p.Params.Validate(); err != nil {
 		return nil, err
 	}
-	if p.Threshold <= 0 || p.Threshold > 1 {
+	if !(p.Threshold > 0 && p.Threshold <= 1) { // NaN too
 		return nil, fmt.Errorf("threshold %v must be in (0, 1]", p.Threshold)
 	}
 	switch p.Verify {

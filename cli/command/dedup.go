@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/pipeline"
@@ -160,6 +163,11 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	if err != nil {
 		return err
 	}
+	if o.Clusters != "" {
+		if err := checkClusterTable(o.Clusters, o.Overwrite, cfg); err != nil {
+			return usageError{err}
+		}
+	}
 	p := o.MinHash
 	fmt.Fprintf(s.Out, "minhash: %d permutations in %d bands of %d rows, %d-word shingles, seed %d\n", p.NumPerm, p.Bands, p.Rows(), p.NGram, p.Seed)
 	fmt.Fprintf(s.Out, "threshold %.2f; the banding's S-curve passes 50%% at similarity %.3f (%.1f%% of pairs at the threshold become candidates)\n",
@@ -202,6 +210,25 @@ func printMinHashReport(w io.Writer, r stages.MinHashReport) {
 	}
 }
 
+// checkClusterTable refuses, before any work, a --clusters path that is not
+// a .parquet file, exists without --overwrite, or is an input or the output.
+func checkClusterTable(path string, overwrite bool, cfg pipeline.Config) error {
+	if !strings.HasSuffix(path, ".parquet") {
+		return fmt.Errorf("--clusters %s: the cluster table is a Parquet file; give a path ending in .parquet", path)
+	}
+	if st, err := os.Stat(path); err == nil && (st.IsDir() || !overwrite) {
+		return fmt.Errorf("--clusters %s: %w", path, dataset.ErrExists)
+	}
+	t := dataset.ParseTarget(path)
+	if err := t.Check(input.Set{Files: cfg.Inputs}); err != nil {
+		return fmt.Errorf("--clusters: %w", err)
+	}
+	if canonicalPath(path) == canonicalPath(cfg.Target.Path) {
+		return fmt.Errorf("--clusters %s: is the output", path)
+	}
+	return nil
+}
+
 func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) error {
 	if _, err := os.Stat(path); err == nil && !overwrite {
 		return fmt.Errorf("%s: %w", path, dataset.ErrExists)
@@ -213,5 +240,13 @@ func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) 
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	return dataset.WriteFile(path, data)
+}
+
+// canonicalPath is path made absolute, for comparing two paths.
+func canonicalPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }

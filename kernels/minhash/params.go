@@ -29,8 +29,9 @@ func DefaultParams() Params {
 }
 
 // maxNumPerm bounds NumPerm to catch a mistyped value before it costs
-// gigabytes of signatures.
-const maxNumPerm = 1 << 16
+// gigabytes of signatures, and so that the signatures of a Parquet write
+// batch (1024 rows of 4*NumPerm bytes) fit the 64 MiB page a reader accepts.
+const maxNumPerm = 1 << 13
 
 // Validate checks every field and returns all problems at once, one a
 // line, each naming its key.
