@@ -15,6 +15,7 @@ import (
 // JSONL → Parquet → JSONL gives back the values that went in.
 type Encoder struct {
 	cols     []plan
+	names    []string // the top-level column names
 	extraCol int
 }
 
@@ -36,6 +37,7 @@ func NewEncoder(s *arrow.Schema) *Encoder {
 			e.extraCol = i
 		}
 		e.cols = append(e.cols, makePlan(f, f.Name, paths))
+		e.names = append(e.names, f.Name)
 	}
 	return e
 }
@@ -54,14 +56,30 @@ func makePlan(f arrow.Field, path string, jsonPaths map[string]bool) plan {
 	return p
 }
 
-// AppendBatch appends every row of rec to dst, one JSON object a line.
+// AppendBatch appends every row of rec to dst, one JSON object a line. A
+// member kept in _extra because its value did not fit its column's type
+// replaces that column's null, so no member is written twice. AppendBatch
+// is safe for concurrent use.
 func (e *Encoder) AppendBatch(dst []byte, rec arrow.RecordBatch) []byte {
 	cols := rec.Columns()
+	var doc *Doc       // parses _extra, in the rows that have one
+	var moved [][]byte // the member names of a row's _extra
 	for row := 0; row < int(rec.NumRows()); row++ {
+		var extra string
+		moved = moved[:0]
+		if e.extraCol >= 0 {
+			if x := cols[e.extraCol].(*array.String); x.IsValid(row) {
+				extra = x.Value(row)
+				if doc == nil {
+					doc = &Doc{}
+				}
+				moved = memberNames(doc, extra, moved)
+			}
+		}
 		dst = append(dst, '{')
 		first := true
 		for i, c := range cols {
-			if i == e.extraCol {
+			if i == e.extraCol || (len(moved) > 0 && c.IsNull(row) && hasName(moved, e.names[i])) {
 				continue
 			}
 			if !first {
@@ -71,14 +89,33 @@ func (e *Encoder) AppendBatch(dst []byte, rec arrow.RecordBatch) []byte {
 			dst = append(dst, e.cols[i].name...)
 			dst = appendValue(dst, c, row, &e.cols[i])
 		}
-		if e.extraCol >= 0 {
-			if x := cols[e.extraCol].(*array.String); x.IsValid(row) {
-				dst = appendMembers(dst, x.Value(row), !first)
-			}
+		if extra != "" {
+			dst = appendMembers(dst, extra, !first)
 		}
 		dst = append(dst, '}', '\n')
 	}
 	return dst
+}
+
+// memberNames appends the member names of the JSON object text obj.
+func memberNames(doc *Doc, obj string, dst [][]byte) [][]byte {
+	root, err := doc.Parse([]byte(obj))
+	if err != nil || doc.Node(root).Kind != KindObject {
+		return dst
+	}
+	for _, c := range doc.Children(root) {
+		dst = append(dst, doc.Key(c))
+	}
+	return dst
+}
+
+func hasName(names [][]byte, name string) bool {
+	for _, n := range names {
+		if string(n) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // appendMembers appends the members of the JSON object text obj, with a

@@ -190,8 +190,9 @@ func TestValuesThatDoNotFitAreNeverRounded(t *testing.T) {
 			t.Errorf("%s with schema %s: %d rows, %d bad lines, want one row", line, c.schema, len(out), len(bad))
 			continue
 		}
-		if out[0] != `{"x":null,"x":`+c.value+`}` {
-			t.Errorf("%s with schema %s came back as %s, want the value in _extra", line, c.schema, out[0])
+		// The member kept in _extra replaces its column's null: written once.
+		if out[0] != `{"x":`+c.value+`}` {
+			t.Errorf("%s with schema %s came back as %s, want the value from _extra, once", line, c.schema, out[0])
 		}
 		out, bad = decodeLines(t, typ, false, true, line)
 		if len(out) != 0 || len(bad) != 1 || !errors.Is(bad[0].Err, ErrSchemaMismatch) {
