@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/urfave/cli/v2"
 )
 
@@ -53,6 +54,9 @@ func action(run func(c *cli.Context) error) cli.ActionFunc {
 		var u usageError
 		if err == nil || errors.As(err, &u) {
 			return err
+		}
+		if errors.Is(err, dataset.ErrRefused) {
+			return usageError{err} // an output sluice will not write: the user's to change
 		}
 		return jobError{err}
 	}

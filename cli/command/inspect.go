@@ -176,7 +176,7 @@ func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
 		return []input.File{f}, nil
 	}
 	if layout.DirKind(path) == layout.Incomplete && !allowIncomplete {
-		return nil, fmt.Errorf("%s: an incomplete sluice dataset (part files but no %s: a run that did not finish?); "+
+		return nil, usagef("%s: an incomplete sluice dataset (part files but no %s: a run that did not finish?); "+
 			"inspect it anyway with --allow-incomplete", path, layout.ManifestName)
 	}
 	dir := filepath.Join(path, "data")

@@ -45,7 +45,7 @@ func Begin(t Target, overwrite bool) (*Output, error) {
 		return o, nil
 	}
 	if err := checkLocal(t.Path); err != nil {
-		return nil, err
+		return nil, refusedError{err.Error()}
 	}
 	switch t.Kind {
 	case Directory:
@@ -158,9 +158,9 @@ func (o *Output) claimDirectory(overwrite bool) error {
 		}
 		return o.readOld(filepath.Join(path, layout.ManifestName), "")
 	case layout.Incomplete:
-		return fmt.Errorf("%s: holds part files but no sluice manifest (an incomplete dataset, or not sluice's); refusing to write into it: remove it yourself or choose another output", path)
+		return refusef("%s: holds part files but no sluice manifest (an incomplete dataset, or not sluice's); refusing to write into it: remove it yourself or choose another output", path)
 	default:
-		return fmt.Errorf("%s: exists and is not a sluice dataset (no manifest.json naming the %s format); refusing to write into it", path, layout.Format)
+		return refusef("%s: exists and is not a sluice dataset (no manifest.json naming the %s format); refusing to write into it", path, layout.Format)
 	}
 }
 
@@ -168,7 +168,7 @@ func (o *Output) claimDirectory(overwrite bool) error {
 func (o *Output) claimFile(overwrite bool) error {
 	t := o.final
 	if st, err := os.Stat(t.Path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s: is a directory", t.Path)
+		return refusef("%s: is a directory", t.Path)
 	}
 	manifest := t.SidePath(layout.ManifestName)
 	_, merr := os.Stat(manifest)
@@ -176,7 +176,7 @@ func (o *Output) claimFile(overwrite bool) error {
 	switch {
 	case merr == nil:
 		if !layout.IsSluiceManifest(manifest) {
-			return fmt.Errorf("%s: exists and was not written by sluice; refusing to replace it", manifest)
+			return refusef("%s: exists and was not written by sluice; refusing to replace it", manifest)
 		}
 		if err := o.readOld(manifest, filepath.Base(t.Path)); err != nil {
 			return err
@@ -186,7 +186,7 @@ func (o *Output) claimFile(overwrite bool) error {
 		}
 		return nil
 	case derr == nil:
-		return fmt.Errorf("%s: exists and was not written by sluice (no %s lists it); refusing to replace it: remove it yourself or choose another output", t.Path, filepath.Base(manifest))
+		return refusef("%s: exists and was not written by sluice (no %s lists it); refusing to replace it: remove it yourself or choose another output", t.Path, filepath.Base(manifest))
 	}
 	return nil
 }
@@ -208,7 +208,7 @@ func (o *Output) readOld(manifest, want string) error {
 		if len(m.Outputs) > 0 {
 			other = m.Outputs[0].Path
 		}
-		return fmt.Errorf("%s: belongs to %s, not %s; choose another output name", manifest, other, filepath.Join(o.root, want))
+		return refusef("%s: belongs to %s, not %s; choose another output name", manifest, other, filepath.Join(o.root, want))
 	}
 	o.old[filepath.Base(manifest)] = true
 	return nil
@@ -375,3 +375,15 @@ func ownFiles(m *Manifest) []string {
 	}
 	return own
 }
+
+// ErrRefused marks an output sluice will not write as asked (an input, a
+// directory that is not a sluice dataset, a file another output owns, an
+// existing output without --overwrite): the user's to change, exit code 2.
+var ErrRefused = errors.New("output refused")
+
+type refusedError struct{ msg string }
+
+func (e refusedError) Error() string        { return e.msg }
+func (e refusedError) Is(target error) bool { return target == ErrRefused }
+
+func refusef(format string, a ...any) error { return refusedError{fmt.Sprintf(format, a...)} }

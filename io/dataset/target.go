@@ -6,8 +6,6 @@
 package dataset
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -65,8 +63,8 @@ func (t Target) Removed() Target {
 }
 
 // ErrExists is returned when the output already exists and overwriting was
-// not asked for.
-var ErrExists = errors.New("output already exists (use --overwrite to replace it)")
+// not asked for. It is an ErrRefused.
+var ErrExists error = refusedError{"output already exists (use --overwrite to replace it)"}
 
 // ParseTarget tells the output kind from the path: a .parquet, .jsonl,
 // .jsonl.gz or .jsonl.zst path is one file, any other is a directory.
@@ -126,7 +124,7 @@ func (t Target) Check(in input.Set) error {
 		return nil
 	}
 	if err := checkLocal(t.Path); err != nil {
-		return err
+		return refusedError{err.Error()}
 	}
 	outs := []string{t.Path}
 	if t.Kind != Directory {
@@ -140,11 +138,11 @@ func (t Target) Check(in input.Set) error {
 		for _, out := range outs {
 			co := canonical(out)
 			if cf == co {
-				return fmt.Errorf("output %s is also an input; write the output elsewhere", out)
+				return refusef("output %s is also an input; write the output elsewhere", out)
 			}
 		}
 		if t.Kind == Directory && within(cf, canonical(t.Path)) {
-			return fmt.Errorf("output %s contains the input %s; write the output elsewhere", t.Path, f.Path)
+			return refusef("output %s contains the input %s; write the output elsewhere", t.Path, f.Path)
 		}
 	}
 	co := canonical(t.Path)
@@ -152,11 +150,11 @@ func (t Target) Check(in input.Set) error {
 		cd := canonical(d)
 		switch {
 		case co == cd:
-			return fmt.Errorf("output %s is also an input directory; write the output elsewhere", t.Path)
+			return refusef("output %s is also an input directory; write the output elsewhere", t.Path)
 		case within(co, cd):
-			return fmt.Errorf("output %s lies in the input directory %s, so it would be read as input by the next run; write the output elsewhere", t.Path, d)
+			return refusef("output %s lies in the input directory %s, so it would be read as input by the next run; write the output elsewhere", t.Path, d)
 		case within(cd, co):
-			return fmt.Errorf("output %s contains the input directory %s; write the output elsewhere", t.Path, d)
+			return refusef("output %s contains the input directory %s; write the output elsewhere", t.Path, d)
 		}
 	}
 	return nil
