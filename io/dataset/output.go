@@ -250,7 +250,7 @@ func (o *Output) Commit(m *Manifest) error {
 	for _, rel := range files {
 		dest := filepath.Join(o.root, rel)
 		if _, err := os.Lstat(dest); err == nil && !o.old[rel] {
-			return fmt.Errorf("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", dest)
+			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", dest)
 		}
 	}
 	if o.old != nil {

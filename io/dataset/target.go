@@ -70,6 +70,9 @@ var ErrExists error = refusedError{"output already exists (use --overwrite to re
 // .jsonl.gz or .jsonl.zst path is one file, any other is a directory.
 func ParseTarget(path string) Target {
 	t := Target{Path: filepath.Clean(path)}
+	if checkLocal(path) != nil {
+		t.Path = path // a URL, kept as given so that Check and Begin refuse it
+	}
 	switch {
 	case path == "-":
 		t.Kind = Stdout

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -141,5 +142,29 @@ func TestChunkReaderStripsBOMOfEachFile(t *testing.T) {
 	}
 	if st := r.Stats()[0]; st.Bytes != int64(len(body)) {
 		t.Errorf("plain file: %d bytes read, want %d (the BOM counts)", st.Bytes, len(body))
+	}
+}
+
+// TestLineLimitHoldsBelowTheReadBuffer: a limit smaller than the read
+// buffer still catches the lines over it, and reading goes on after them.
+func TestLineLimitHoldsBelowTheReadBuffer(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	for _, tail := range []string{"\nlast\n", "\nlast"} {
+		l := NewLineReader(strings.NewReader("short\n"+long+tail), 1024)
+		if b, err := l.Next(); err != nil || string(b) != "short" {
+			t.Fatalf("line 1: %q %v", b, err)
+		}
+		b, err := l.Next()
+		if !errors.Is(err, ErrLineTooLong) || len(b) != 1024 || l.Line() != 2 {
+			t.Fatalf("line 2 (5000 bytes, limit 1024): %d bytes, %v", len(b), err)
+		}
+		if b, err := l.Next(); err != nil || string(b) != "last" || l.Line() != 3 {
+			t.Fatalf("line 3: %q %v", b, err)
+		}
+	}
+	// A last line without a newline is held to the limit too.
+	l := NewLineReader(strings.NewReader(long), 1024)
+	if _, err := l.Next(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("final line over the limit: %v", err)
 	}
 }

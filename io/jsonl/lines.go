@@ -65,15 +65,15 @@ func (l *LineReader) Next() ([]byte, error) {
 	b, err := l.br.ReadSlice('\n')
 	if err == nil {
 		l.offset += int64(len(b))
-		return trimEOL(b), nil
+		return l.checked(trimEOL(b), nil)
 	}
 	if err != bufio.ErrBufferFull {
 		l.offset += int64(len(b))
 		if len(b) > 0 {
 			if err == io.EOF {
-				return trimEOL(b), nil
+				err = nil
 			}
-			return trimEOL(b), err
+			return l.checked(trimEOL(b), err)
 		}
 		l.line--
 		return nil, err
@@ -110,6 +110,14 @@ func (l *LineReader) Next() ([]byte, error) {
 		}
 		return trimEOL(l.long), err
 	}
+}
+
+// checked reports a line that fits the read buffer but not the limit.
+func (l *LineReader) checked(line []byte, err error) ([]byte, error) {
+	if len(line) > l.max {
+		return line[:min(len(line), 1024)], errors.Join(ErrLineTooLong, err)
+	}
+	return line, err
 }
 
 func trimEOL(b []byte) []byte {
