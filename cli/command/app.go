@@ -128,7 +128,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 		// removed its temporary files on the way out; the previous output,
 		// if any, is untouched.
 		stop()
-		fmt.Fprintln(errw, "sluice: interrupted; no output was written (temporary files removed)")
+		fmt.Fprintln(errw, "sluice: interrupted; temporary files removed, any earlier output left as it was")
 		return 130
 	}
 	if err == nil {
