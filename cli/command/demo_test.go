@@ -107,8 +107,8 @@ func TestDemoKeepsOtherDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runDemoMain(t, "-o", dir)
-	if code != 1 || !strings.Contains(stderr, "not a sluice dataset") {
-		t.Errorf("exit code %d, stderr %q; want 1 and a refusal", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "not a sluice dataset") {
+		t.Errorf("exit code %d, stderr %q; want 2 and a refusal", code, stderr)
 	}
 	if b, err := os.ReadFile(keep); err != nil || string(b) != "mine" {
 		t.Errorf("the existing file was touched: %q, %v", b, err)
