@@ -136,6 +136,8 @@ func hostileCases() []hostileCase {
 			args: []string{"convert", "work/in", "-o", "work"}, code: 2, keep: []string{"work"}},
 		hostileCase{name: "side file of the output is an input", files: map[string]string{"out.quarantine.jsonl": rowsA},
 			args: []string{"convert", "out.quarantine.jsonl", "-o", "out.parquet"}, code: 2, never: []string{"out.parquet"}},
+		hostileCase{name: "probes file is an input", files: a,
+			args: []string{"memorize", "probes", "a.jsonl", "-o", "a.jsonl", "--overwrite"}, code: 2, err: "also an input", keep: []string{"a.jsonl"}},
 		hostileCase{name: "clusters table is an input", files: a,
 			args: []string{"dedup", "minhash", "a.jsonl", "-o", "out", "--clusters", "a.jsonl"}, code: 2, keep: []string{"a.jsonl"}, never: []string{"out"}},
 	)

@@ -137,6 +137,9 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 	if err != nil {
 		return err
 	}
+	if err := dataset.ParseTarget(o.Output).Check(input.Set{Files: cfg.Inputs}); err != nil {
+		return usageError{err}
+	}
 	out := o.Output
 	cfg.Target = dataset.Target{Kind: dataset.Discard}
 	stage := stages.NewProbeSample(o.TextField, o.IDField, o.SourceField, sampler)
