@@ -109,12 +109,7 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			out.Abort()
-		}
-	}()
+	defer out.Abort() // after Commit it does nothing
 	target := out.Target()
 	var src source
 	switch cfg.Inputs[0].Format {
@@ -273,7 +268,6 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 			return nil, err
 		}
 	}
-	committed = true
 	if err := out.Commit(m); err != nil {
 		return nil, err
 	}

@@ -53,12 +53,7 @@ func ConvertFiles(ctx context.Context, files []input.File, out string, o Convert
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			output.Abort()
-		}
-	}()
+	defer output.Abort() // after Commit it does nothing
 	t := output.Target()
 	w, err := dataset.NewWriter(mem, t, ParquetSchema, o.Output)
 	if err != nil {
@@ -86,7 +81,6 @@ func ConvertFiles(ctx context.Context, files []input.File, out string, o Convert
 	if err := m.Counts.Check(); err != nil {
 		return nil, err
 	}
-	committed = true
 	return m, output.Commit(m)
 }
 

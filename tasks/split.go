@@ -164,12 +164,7 @@ func SplitFiles(ctx context.Context, files []input.File, dir string, o SplitOpti
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			out.Abort()
-		}
-	}()
+	defer out.Abort() // after Commit it does nothing
 	t := out.Target()
 	rep := &SplitReport{Options: o, Manifest: final.SidePath("manifest.json")}
 	writers := make([]*dataset.Writer, len(o.Ratios))
@@ -316,7 +311,6 @@ func SplitFiles(ctx context.Context, files []input.File, dir string, o SplitOpti
 	if err := m.Counts.Check(); err != nil {
 		return nil, err
 	}
-	committed = true
 	return rep, out.Commit(m)
 }
 

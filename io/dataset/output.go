@@ -315,7 +315,8 @@ func (o *Output) finalize(m *Manifest, files []string) {
 
 // Abort discards the new output: the staging directory and the
 // directories Begin created, when they are left empty. The previous output
-// is untouched.
+// is untouched. After a successful Commit it does nothing, so callers may
+// defer it.
 func (o *Output) Abort() {
 	if o.staging != "" {
 		os.RemoveAll(o.staging)

@@ -35,9 +35,9 @@ func gzipMembers(parts ...[]byte) ([]byte, []int) {
 	return out.Bytes(), offsets
 }
 
-// readLimited reads every record of data with the given record limit, as
-// readAll does.
-func readLimited(t *testing.T, data []byte, limit int64) (good []string, bad []*RecordError, streamErr error) {
+// readLimited reads every record of data with the given record limit (0
+// for the default), returning the good ones (type and block) and the errors.
+func readLimited(t testing.TB, data []byte, limit int64) (good []string, bad []*RecordError, streamErr error) {
 	t.Helper()
 	r, err := NewReader(bytes.NewReader(data), Options{MaxRecordBytes: limit})
 	if err != nil {

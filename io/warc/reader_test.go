@@ -84,28 +84,7 @@ func encodeAll(t testing.TB, recs []testRecord, layout string) []byte {
 // the errors.
 func readAll(t testing.TB, data []byte) (good []string, bad []*RecordError, streamErr error) {
 	t.Helper()
-	r, err := NewReader(bytes.NewReader(data), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; ; i++ {
-		if i > 10000 {
-			t.Fatal("reader does not end")
-		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			return good, bad, r.StreamErr()
-		}
-		var re *RecordError
-		if errors.As(err, &re) {
-			bad = append(bad, re)
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		good = append(good, rec.Get("WARC-Type")+"|"+string(rec.Block))
-	}
+	return readLimited(t, data, 0)
 }
 
 func wantAll(recs []testRecord) []string {
