@@ -95,10 +95,6 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
-	if cfg.Workers < runtime.GOMAXPROCS(0) {
-		// Workers bound the cores a run uses, not only its goroutines.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Workers))
-	}
 	if len(cfg.Inputs) == 0 {
 		return nil, input.ErrNoInput
 	}
@@ -462,7 +458,7 @@ func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
 	src := &jsonlSource{cfg: cfg, reader: jsonl.NewChunkReader(cfg.Inputs, copts)}
 	typ, withExtra := cfg.Schema, !cfg.Strict
 	if typ == nil {
-		var inf *inference
+		var inf *jsonl.Inference
 		var err error
 		complete := true
 		if cfg.InferRows == InferAll {
@@ -473,10 +469,10 @@ func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
 		if err != nil {
 			return nil, err
 		}
-		typ = schema.Finalize(inf.typ)
+		typ = schema.Finalize(inf.Type())
 		// A schema inferred from every row has a column for every member,
 		// except the second of two members with the same name.
-		withExtra = withExtra && (!complete || inf.dupes)
+		withExtra = withExtra && (!complete || inf.Duplicates())
 	}
 	typ = schema.Finalize(typ)
 	if len(typ.Fields) == 0 && !withExtra {
@@ -504,8 +500,8 @@ func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
 // inferPrefix reads chunks until it has seen cfg.InferRows lines and
 // infers the schema from them. complete reports that the chunks hold the
 // whole input.
-func inferPrefix(r *jsonl.ChunkReader, cfg Config) (*inference, []*jsonl.Chunk, bool, error) {
-	inf := newInference(cfg.MaxDepth)
+func inferPrefix(r *jsonl.ChunkReader, cfg Config) (*jsonl.Inference, []*jsonl.Chunk, bool, error) {
+	inf := jsonl.NewInference(cfg.MaxDepth)
 	var chunks []*jsonl.Chunk
 	seen := 0
 	for seen < cfg.InferRows {
@@ -517,18 +513,17 @@ func inferPrefix(r *jsonl.ChunkReader, cfg Config) (*inference, []*jsonl.Chunk, 
 			return nil, nil, false, err
 		}
 		chunks = append(chunks, c)
-		for i := 0; i < c.Len() && seen < cfg.InferRows; i++ {
-			seen++
-			inf.observe(c, i)
-		}
+		n := min(c.Len(), cfg.InferRows-seen)
+		inf.ObserveLines(c, n)
+		seen += n
 	}
 	return inf, chunks, false, nil
 }
 
 // inferAll reads every input once to infer the schema.
-func inferAll(ctx context.Context, cfg Config, copts jsonl.ChunkOptions) (*inference, error) {
+func inferAll(ctx context.Context, cfg Config, copts jsonl.ChunkOptions) (*jsonl.Inference, error) {
 	r := jsonl.NewChunkReader(cfg.Inputs, copts)
-	inf := newInference(cfg.MaxDepth)
+	inf := jsonl.NewInference(cfg.MaxDepth)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -540,36 +535,7 @@ func inferAll(ctx context.Context, cfg Config, copts jsonl.ChunkOptions) (*infer
 		if err != nil {
 			return nil, err
 		}
-		for i := 0; i < c.Len(); i++ {
-			inf.observe(c, i)
-		}
-	}
-}
-
-// inference accumulates the schema of the rows it observes.
-type inference struct {
-	doc   jsonl.Doc
-	typ   *schema.Type
-	dupes bool // some row names a member twice, so the _extra column is needed
-}
-
-func newInference(maxDepth int) *inference {
-	inf := &inference{typ: &schema.Type{Kind: schema.Struct}}
-	inf.doc.MaxDepth = maxDepth
-	return inf
-}
-
-func (inf *inference) observe(c *jsonl.Chunk, i int) {
-	if c.Refs[i].Err != nil {
-		return
-	}
-	root, err := inf.doc.Parse(c.Line(i))
-	if err != nil || inf.doc.Node(root).Kind != jsonl.KindObject {
-		return // the decoder quarantines it
-	}
-	inf.typ = schema.Merge(inf.typ, inf.doc.Infer(root))
-	if !inf.dupes && inf.doc.HasDuplicateKeys(root) {
-		inf.dupes = true
+		inf.ObserveChunk(c)
 	}
 }
 

@@ -269,25 +269,11 @@ func scanParquetFile(ctx context.Context, r *pqio.Reader, f input.File, sc *colu
 func scanJSONL(ctx context.Context, mem memory.Allocator, f input.File, rep *inspectReport, sc *columnScan) error {
 	files := []input.File{f}
 	copts := jsonl.ChunkOptions{Rows: inspectBatchRows}
-	typ, dupes := &schema.Type{Kind: schema.Struct}, false
-	var doc jsonl.Doc
-	err := eachChunk(ctx, jsonl.NewChunkReader(files, copts), func(c *jsonl.Chunk) {
-		for i := range c.Len() {
-			if c.Refs[i].Err != nil {
-				continue
-			}
-			root, err := doc.Parse(c.Line(i))
-			if err != nil || doc.Node(root).Kind != jsonl.KindObject {
-				continue
-			}
-			typ = schema.Merge(typ, doc.Infer(root))
-			dupes = dupes || doc.HasDuplicateKeys(root)
-		}
-	})
-	if err != nil {
+	inf := jsonl.NewInference(jsonl.DefaultMaxDepth)
+	if err := eachChunk(ctx, jsonl.NewChunkReader(files, copts), inf.ObserveChunk); err != nil {
 		return err
 	}
-	dec := jsonl.NewDecoder(mem, jsonl.DecodeOptions{Schema: typ, WithExtra: dupes, RepairUTF8: true,
+	dec := jsonl.NewDecoder(mem, jsonl.DecodeOptions{Schema: inf.Type(), WithExtra: inf.Duplicates(), RepairUTF8: true,
 		MaxDepth: jsonl.DefaultMaxDepth})
 	defer dec.Release()
 	if err := sc.setSchema(dec.Schema(), f.Path); err != nil {
@@ -295,7 +281,7 @@ func scanJSONL(ctx context.Context, mem memory.Allocator, f input.File, rep *ins
 	}
 	info := inspectFile{Path: f.Path, Bytes: f.Size}
 	cr := jsonl.NewChunkReader(files, copts)
-	err = eachChunk(ctx, cr, func(c *jsonl.Chunk) {
+	err := eachChunk(ctx, cr, func(c *jsonl.Chunk) {
 		d := dec.Decode(c)
 		rep.Unreadable += int64(len(d.Bad))
 		info.Rows += int64(c.Len() - len(d.Bad))
