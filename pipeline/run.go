@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +14,6 @@ import (
 	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
-	"github.com/sluice-data/sluice/io/jsonl"
-	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/schema"
 )
 
@@ -86,9 +81,39 @@ func CheckInputs(cfg Config) error {
 // Run reads the inputs, passes every batch through the stages, writes the
 // target and its side outputs, and returns the manifest it wrote. A run
 // that read only part of some input returns the manifest and an error
-// wrapping ErrPartialInput.
+// wrapping ErrPartialInput. A failed run leaves the previous output, if
+// any, as it was.
 func Run(ctx context.Context, cfg Config, command []string, version string) (*dataset.Manifest, error) {
-	start := time.Now()
+	r, err := open(ctx, cfg, command, version)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	if err := r.stream(ctx); err != nil {
+		return nil, err
+	}
+	return r.finish()
+}
+
+// runner is one run: its source, its output being written, and what it
+// has counted so far.
+type runner struct {
+	cfg           Config
+	start         time.Time
+	src           source
+	out           *dataset.Output
+	w             *dataset.Writer // kept rows
+	rw            *dataset.Writer // removed rows, when some stage may remove any
+	removedSchema *arrow.Schema
+	q             *dataset.Quarantine
+	m             *dataset.Manifest
+	stages        []dataset.StageCounts
+	quarantinedBy []int64 // per input file
+}
+
+// open checks the configuration, claims the output and opens the source
+// and the writers; nothing is read past schema inference.
+func open(ctx context.Context, cfg Config, command []string, version string) (_ *runner, err error) {
 	if cfg.Mem == nil {
 		cfg.Mem = memory.DefaultAllocator
 	}
@@ -101,152 +126,160 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	if err := CheckInputs(cfg); err != nil {
 		return nil, err
 	}
-	out, err := dataset.Begin(cfg.Target, cfg.Overwrite)
+	r := &runner{cfg: cfg, start: time.Now(), quarantinedBy: make([]int64, len(cfg.Inputs))}
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
+	if r.out, err = dataset.Begin(cfg.Target, cfg.Overwrite); err != nil {
+		return nil, err
+	}
+	src, err := openSource(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer out.Abort() // after Commit it does nothing
-	target := out.Target()
-	var src source
-	switch cfg.Inputs[0].Format {
-	case input.Parquet:
-		src, err = openParquetSource(cfg)
-	case input.WARC:
-		src, err = openWARCSource(ctx, cfg)
-	default:
-		src, err = openJSONLSource(ctx, cfg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer src.close()
-
-	outSchema := src.schema()
+	r.src = src
+	outSchema := r.src.schema()
 	for _, st := range cfg.Stages {
 		if outSchema, err = st.OutputSchema(outSchema); err != nil {
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
 		}
 	}
-	w, err := dataset.NewWriter(cfg.Mem, target, outSchema, cfg.Output)
-	if err != nil {
+	target := r.out.Target()
+	if r.w, err = dataset.NewWriter(cfg.Mem, target, outSchema, cfg.Output); err != nil {
 		return nil, err
 	}
-	var rw *dataset.Writer // removed rows, when some stage may remove any
-	var removedSchema *arrow.Schema
 	if len(cfg.Stages) > 0 {
-		removedSchema = removedSchemaFor(src.schema(), cfg.Stages)
-		if rw, err = dataset.NewWriter(cfg.Mem, target.Removed(), removedSchema, cfg.Output); err != nil {
+		r.removedSchema = removedSchemaFor(r.src.schema(), cfg.Stages)
+		if r.rw, err = dataset.NewWriter(cfg.Mem, target.Removed(), r.removedSchema, cfg.Output); err != nil {
 			return nil, err
 		}
 	}
-	q := dataset.QuarantineFor(target)
-
-	m := &dataset.Manifest{
+	r.q = dataset.QuarantineFor(target)
+	r.m = &dataset.Manifest{
 		Tool: "sluice", Version: version, Command: command, Options: cfg,
-		Schema: json.RawMessage(src.schemaText()), Started: start.UTC().Format(time.RFC3339),
+		Schema: json.RawMessage(r.src.schemaText()), Started: r.start.UTC().Format(time.RFC3339),
 	}
-	stageCounts := make([]dataset.StageCounts, len(cfg.Stages))
+	r.stages = make([]dataset.StageCounts, len(cfg.Stages))
 	for i, st := range cfg.Stages {
-		stageCounts[i].Name = st.Name()
+		r.stages[i].Name = st.Name()
 		if c, ok := st.(Configurer); ok {
-			stageCounts[i].Config = c.Config()
+			r.stages[i].Config = c.Config()
 		}
 	}
-	quarantinedBy := make([]int64, len(cfg.Inputs))
+	return r, nil
+}
 
-	// A failed batch cancels the others: a stage may be waiting on an
-	// earlier batch's turn (InOrder).
-	workCtx, cancelWork := context.WithCancel(context.WithValue(ctx, turnsKey{}, newTurns(len(cfg.Stages))))
+// close releases the source and discards whatever was not committed.
+func (r *runner) close() {
+	if r.src != nil {
+		r.src.close()
+	}
+	if r.out != nil {
+		r.out.Abort() // after Commit it does nothing
+	}
+}
+
+// stream reads every unit, has the workers load and process them, and
+// writes their results in input order. A failed batch stops the others: a
+// stage may be waiting on an earlier batch's turn (InOrder).
+func (r *runner) stream(ctx context.Context) error {
+	workCtx, cancelWork := context.WithCancel(context.WithValue(ctx, turnsKey{}, newTurns(len(r.cfg.Stages))))
 	defer cancelWork()
 	var seq int64
-	err = columnar.OrderedMap(ctx, cfg.Workers,
+	err := columnar.OrderedMap(ctx, r.cfg.Workers,
 		func() (unit, bool, error) {
-			u, done, err := src.next()
+			u, done, err := r.src.next(ctx)
 			u.seq = seq
 			seq++
 			return u, done, err
 		},
 		func(wi int, u unit) (*done, error) {
-			d, err := process(workCtx, cfg, src, w, rw, removedSchema, wi, u)
+			d, err := r.process(workCtx, wi, u)
 			if err != nil {
 				cancelWork()
 			}
 			return d, err
 		},
-		func(d *done) error {
-			for _, b := range d.bad {
-				quarantinedBy[b.Ref.File]++
-				if err := q.Add(dataset.QuarantineEntry{File: cfg.Inputs[b.Ref.File].Label(), Line: b.Ref.Line,
-					Offset: b.Ref.Offset, Err: b.Err.Error(), Raw: b.Raw}); err != nil {
-					return err
-				}
-			}
-			m.Counts.Quarantined += int64(len(d.bad))
-			m.Counts.RowsIn += d.rowsIn
-			m.Counts.UTF8Repaired += d.repaired
-			m.Counts.MissingText += d.missingText
-			for i, sc := range d.stages {
-				stageCounts[i].RowsIn += sc.RowsIn
-				stageCounts[i].RowsOut += sc.RowsOut
-				stageCounts[i].Seconds += sc.Seconds
-				stageCounts[i].Inserted += sc.Inserted
-				m.Counts.Inserted += sc.Inserted
-				for r, n := range sc.Removed {
-					if stageCounts[i].Removed == nil {
-						stageCounts[i].Removed = map[string]int64{}
-					}
-					stageCounts[i].Removed[r] += n
-					m.Counts.Removed += n
-				}
-			}
-			m.Counts.RowsOut += d.piece.Rows
-			if rw != nil && d.removed.Data != nil {
-				if err := rw.Write(d.removed); err != nil {
-					return err
-				}
-			}
-			return w.Write(d.piece)
-		},
+		r.collect,
 		nil,
 	)
 	if err != nil {
-		w.Abort()
-		if rw != nil {
-			rw.Abort()
+		r.w.Abort()
+		if r.rw != nil {
+			r.rw.Abort()
 		}
-		q.Abort()
+		r.q.Abort()
+	}
+	return err
+}
+
+// collect writes one processed unit, in input order, and adds up its
+// counts.
+func (r *runner) collect(d *done) error {
+	for _, b := range d.bad {
+		r.quarantinedBy[b.Ref.File]++
+		if err := r.q.Add(dataset.QuarantineEntry{File: r.cfg.Inputs[b.Ref.File].Label(), Line: b.Ref.Line,
+			Offset: b.Ref.Offset, Err: b.Err.Error(), Raw: b.Raw}); err != nil {
+			return err
+		}
+	}
+	c := &r.m.Counts
+	c.Quarantined += int64(len(d.bad))
+	c.RowsIn += d.rowsIn
+	c.UTF8Repaired += d.repaired
+	c.MissingText += d.missingText
+	for i, sc := range d.stages {
+		r.stages[i].Add(sc)
+		c.Inserted += sc.Inserted
+		for _, n := range sc.Removed {
+			c.Removed += n
+		}
+	}
+	c.RowsOut += d.piece.Rows
+	if r.rw != nil && d.removed.Data != nil {
+		if err := r.rw.Write(d.removed); err != nil {
+			return err
+		}
+	}
+	return r.w.Write(d.piece)
+}
+
+// finish closes the writers, completes the manifest, checks that every
+// row is accounted for and commits the output.
+func (r *runner) finish() (*dataset.Manifest, error) {
+	m := r.m
+	var err error
+	if m.Outputs, err = r.w.Close(); err != nil {
 		return nil, err
 	}
-	if m.Outputs, err = w.Close(); err != nil {
-		return nil, err
-	}
-	if rw != nil {
-		removedFiles, err := rw.Close()
-		if err != nil {
+	if r.rw != nil {
+		if m.Removed, err = r.rw.Close(); err != nil {
 			return nil, err
 		}
-		m.Removed = removedFiles
 	}
-	qpath, err := q.Close()
+	qpath, err := r.q.Close()
 	if err != nil {
 		return nil, err
 	}
 	if qpath != "" {
 		m.Side = map[string]string{"quarantine": qpath}
 	}
-	for i, st := range cfg.Stages {
-		if r, ok := st.(Reporter); ok {
-			stageCounts[i].Report = r.Report()
+	for i, st := range r.cfg.Stages {
+		if rep, ok := st.(Reporter); ok {
+			r.stages[i].Report = rep.Report()
 		}
 	}
-	m.Stages = stageCounts
+	m.Stages = r.stages
 	var partial []string
-	for i, st := range src.stats() {
-		in := dataset.InputFile{Path: cfg.Inputs[i].Label(), Format: cfg.Inputs[i].Format.String(),
+	for i, st := range r.src.stats() {
+		f := r.cfg.Inputs[i]
+		in := dataset.InputFile{Path: f.Label(), Format: f.Format.String(),
 			Bytes: st.Bytes, Hash: fmt.Sprintf("%016x", st.Hash), Rows: st.Lines,
-			Quarantined: quarantinedBy[i], BlankLines: st.BlankLines, SkippedRecords: st.Skipped}
-		if cfg.Inputs[i].Format == input.JSONL {
-			in.Compression = cfg.Inputs[i].Compression.String()
+			Quarantined: r.quarantinedBy[i], BlankLines: st.BlankLines, SkippedRecords: st.Skipped}
+		if f.Format == input.JSONL {
+			in.Compression = f.Compression.String()
 		}
 		if st.Err != nil {
 			in.Error = st.Err.Error()
@@ -255,16 +288,17 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 		m.Inputs = append(m.Inputs, in)
 	}
 	m.Errors = partial
-	m.WallSecs = time.Since(start).Seconds()
+	m.WallSecs = time.Since(r.start).Seconds()
 	if err := m.Counts.Check(); err != nil {
 		return nil, err // nothing is claimed: the new output is discarded
 	}
-	if cfg.BeforeCommit != nil && target.Kind != dataset.Discard && target.Kind != dataset.Stdout {
-		if err := cfg.BeforeCommit(target, m); err != nil {
+	target := r.out.Target()
+	if r.cfg.BeforeCommit != nil && target.Kind != dataset.Discard && target.Kind != dataset.Stdout {
+		if err := r.cfg.BeforeCommit(target, m); err != nil {
 			return nil, err
 		}
 	}
-	if err := out.Commit(m); err != nil {
+	if err := r.out.Commit(m); err != nil {
 		return nil, err
 	}
 	if len(partial) > 0 {
@@ -273,80 +307,56 @@ func Run(ctx context.Context, cfg Config, command []string, version string) (*da
 	return m, nil
 }
 
-// unit is one batch's worth of input: a chunk of lines, or a batch read
-// from Parquet.
-type unit struct {
-	seq     int64 // the batch's place in input order
-	chunk   *jsonl.Chunk
-	batch   arrow.RecordBatch
-	pqFile  int // with pqGroup: a Parquet row group the worker reads itself
-	pqGroup int
-	origins *origins // where a Parquet unit's rows came from
-	// bad are the input records that could not be read (WARC).
-	bad []jsonl.BadLine
-}
-
 // done is what a worker made of one unit.
 type done struct {
+	loaded
 	piece       dataset.Piece
 	removed     dataset.Piece
-	bad         []jsonl.BadLine
-	rowsIn      int64
-	repaired    int64
 	missingText int64
 	stages      []dataset.StageCounts
 }
 
-func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer, removedSchema *arrow.Schema, wi int, u unit) (*done, error) {
-	d := &done{}
-	rec := u.batch
-	if u.chunk == nil && rec == nil {
-		var err error
-		if rec, err = src.(*parquetSource).load(ctx, wi, u); err != nil {
-			return nil, err
-		}
+// process loads unit u on worker wi and passes its batch through the
+// stages, encoding the kept and the removed rows.
+func (r *runner) process(ctx context.Context, wi int, u unit) (*done, error) {
+	l, err := r.src.load(ctx, wi, u)
+	if err != nil {
+		return nil, err
 	}
-	if u.chunk != nil {
-		dec := src.decoder(wi)
-		r := dec.Decode(u.chunk)
-		rec, d.bad, d.repaired = r.Batch, r.Bad, r.Repaired
-		d.rowsIn = int64(u.chunk.Len())
-		u.origins = jsonlOrigins(cfg.Inputs, u.chunk, d.bad)
-		u.chunk.Release()
-	} else {
-		d.rowsIn = rec.NumRows() + int64(len(u.bad))
-		d.bad = u.bad
-	}
+	d := &done{loaded: l}
+	rec, origins := l.batch, l.origins
+	d.batch = nil
+	cfg := r.cfg
 	d.missingText = missingText(rec, cfg.TextField)
 	d.stages = make([]dataset.StageCounts, len(cfg.Stages))
 	ctx = context.WithValue(ctx, batchSeqKey{}, u.seq)
 	var removed []arrow.RecordBatch
 	defer func() {
-		for _, r := range removed {
-			r.Release()
+		for _, b := range removed {
+			b.Release()
 		}
 	}()
 	for i, st := range cfg.Stages {
 		t0 := time.Now()
 		rowsIn := rec.NumRows()
-		res, err := st.Process(context.WithValue(context.WithValue(ctx, originsKey{}, u.origins), stageIndexKey{}, i), cfg.Mem, rec)
+		res, err := st.Process(context.WithValue(context.WithValue(ctx, originsKey{}, origins), stageIndexKey{}, i), cfg.Mem, rec)
 		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
 		}
 		sc := dataset.StageCounts{Name: st.Name(), RowsIn: rowsIn, RowsOut: res.Kept.NumRows(), Inserted: int64(res.Inserted)}
 		if sc.RowsOut != rowsIn {
-			u.origins = u.origins.keep(res.Keep)
+			origins = origins.keep(res.Keep)
 		}
 		if res.Removed != nil {
 			if res.Removed.NumRows() > 0 {
-				r, err := removedRows(cfg.Mem, st.Name(), res, removedSchema)
+				b, err := removedRows(cfg.Mem, st.Name(), res, r.removedSchema)
 				if err != nil {
 					res.Kept.Release()
 					res.Removed.Release()
 					return nil, fmt.Errorf("stage %s: %w", st.Name(), err)
 				}
-				removed = append(removed, r)
+				removed = append(removed, b)
 				sc.Removed = map[string]int64{}
 				for _, reason := range res.Reasons {
 					sc.Removed[reason]++
@@ -358,18 +368,17 @@ func process(ctx context.Context, cfg Config, src source, w, rw *dataset.Writer,
 		d.stages[i] = sc
 		rec = res.Kept
 	}
-	piece, err := w.Encode(cfg.Mem, rec)
+	d.piece, err = r.w.Encode(cfg.Mem, rec)
 	rec.Release()
 	if err != nil {
 		return nil, err
 	}
-	d.piece = piece
 	if len(removed) > 0 {
-		all, err := columnar.Concat(cfg.Mem, removedSchema, removed)
+		all, err := columnar.Concat(cfg.Mem, r.removedSchema, removed)
 		if err != nil {
 			return nil, err
 		}
-		d.removed, err = rw.Encode(cfg.Mem, all)
+		d.removed, err = r.rw.Encode(cfg.Mem, all)
 		all.Release()
 		if err != nil {
 			return nil, err
@@ -429,322 +438,4 @@ func missingText(rec arrow.RecordBatch, field string) int64 {
 		return rec.NumRows()
 	}
 	return int64(rec.Column(idx[0]).NullN())
-}
-
-// source produces the units of a run.
-type source interface {
-	schema() *arrow.Schema
-	schemaText() string
-	next() (unit, bool, error)
-	decoder(worker int) *jsonl.Decoder
-	stats() []jsonl.FileStat
-	close()
-}
-
-// jsonlSource reads JSONL inputs as chunks, replaying the chunks that
-// schema inference read first.
-type jsonlSource struct {
-	cfg      Config
-	typ      *schema.Type
-	s        *arrow.Schema
-	opts     jsonl.DecodeOptions
-	reader   *jsonl.ChunkReader
-	buffered []*jsonl.Chunk
-	decs     []*jsonl.Decoder
-}
-
-func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
-	copts := jsonl.ChunkOptions{Rows: cfg.BatchRows, Bytes: cfg.BatchBytes, MaxLineBytes: cfg.MaxLineBytes}
-	src := &jsonlSource{cfg: cfg, reader: jsonl.NewChunkReader(cfg.Inputs, copts)}
-	typ, withExtra := cfg.Schema, !cfg.Strict
-	if typ == nil {
-		var inf *jsonl.Inference
-		var err error
-		complete := true
-		if cfg.InferRows == InferAll {
-			inf, err = inferAll(ctx, cfg, copts)
-		} else {
-			inf, src.buffered, complete, err = inferPrefix(src.reader, cfg)
-		}
-		if err != nil {
-			return nil, err
-		}
-		typ = schema.Finalize(inf.Type())
-		// A schema inferred from every row has a column for every member,
-		// except the second of two members with the same name.
-		withExtra = withExtra && (!complete || inf.Duplicates())
-	}
-	typ = schema.Finalize(typ)
-	if len(typ.Fields) == 0 && !withExtra {
-		// Nothing to learn a schema from (empty input): keep the text column.
-		typ = &schema.Type{Kind: schema.Struct, Fields: []schema.Field{{Name: cfg.TextField, Type: schema.Scalar(schema.String)}}}
-	}
-	src.typ = typ
-	src.opts = jsonl.DecodeOptions{Schema: typ, WithExtra: withExtra, Strict: cfg.Strict,
-		RepairUTF8: cfg.RepairUTF8, MaxDepth: cfg.MaxDepth, TextField: cfg.TextField}
-	src.s = typ.ArrowSchema(withExtra && !cfg.Strict)
-	src.decs = make([]*jsonl.Decoder, cfg.Workers)
-	for i := range src.decs {
-		src.decs[i] = jsonl.NewDecoder(cfg.Mem, src.opts)
-	}
-	if cfg.Progress != nil {
-		var total int64
-		for _, f := range cfg.Inputs {
-			total += f.Size
-		}
-		src.reader.Progress = func(done int64) { cfg.Progress(done, total) }
-	}
-	return src, nil
-}
-
-// inferPrefix reads chunks until it has seen cfg.InferRows lines and
-// infers the schema from them. complete reports that the chunks hold the
-// whole input.
-func inferPrefix(r *jsonl.ChunkReader, cfg Config) (*jsonl.Inference, []*jsonl.Chunk, bool, error) {
-	inf := jsonl.NewInference(cfg.MaxDepth)
-	var chunks []*jsonl.Chunk
-	seen := 0
-	for seen < cfg.InferRows {
-		c, err := r.Next()
-		if err == io.EOF {
-			return inf, chunks, true, nil
-		}
-		if err != nil {
-			return nil, nil, false, err
-		}
-		chunks = append(chunks, c)
-		n := min(c.Len(), cfg.InferRows-seen)
-		inf.ObserveLines(c, n)
-		seen += n
-	}
-	return inf, chunks, false, nil
-}
-
-// inferAll reads every input once to infer the schema.
-func inferAll(ctx context.Context, cfg Config, copts jsonl.ChunkOptions) (*jsonl.Inference, error) {
-	r := jsonl.NewChunkReader(cfg.Inputs, copts)
-	inf := jsonl.NewInference(cfg.MaxDepth)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c, err := r.Next()
-		if err == io.EOF {
-			return inf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		inf.ObserveChunk(c)
-	}
-}
-
-func (s *jsonlSource) schema() *arrow.Schema        { return s.s }
-func (s *jsonlSource) schemaText() string           { return s.typ.String() }
-func (s *jsonlSource) decoder(w int) *jsonl.Decoder { return s.decs[w] }
-func (s *jsonlSource) stats() []jsonl.FileStat      { return s.reader.Stats() }
-func (s *jsonlSource) close() {
-	for _, d := range s.decs {
-		d.Release()
-	}
-}
-
-func (s *jsonlSource) next() (unit, bool, error) {
-	if len(s.buffered) > 0 {
-		c := s.buffered[0]
-		s.buffered[0] = nil
-		s.buffered = s.buffered[1:]
-		return unit{chunk: c, pqFile: -1}, false, nil
-	}
-	c, err := s.reader.Next()
-	if err == io.EOF {
-		return unit{}, true, nil
-	}
-	if err != nil {
-		return unit{}, false, err
-	}
-	return unit{chunk: c, pqFile: -1}, false, nil
-}
-
-// parquetSource reads Parquet inputs. A file whose row groups are no
-// larger than two batches is read a row group per unit by the workers
-// themselves, in parallel; a file with larger row groups is streamed batch
-// by batch on the reading goroutine, so memory stays bounded by the batch
-// size.
-type parquetSource struct {
-	cfg     Config
-	s       *arrow.Schema
-	typ     string
-	fi      int
-	rg      int       // next row group of file fi, in row-group mode
-	groups  [][]int64 // rows per row group of each file; nil for files streamed by batch
-	slices  [][2]int  // the row groups [lo, hi) read of each file
-	base    []int64   // rows of each file before its slice, so that row numbers count from the file's start
-	cur     *pqio.Reader
-	st      []jsonl.FileStat
-	readers []workerReader
-}
-
-// workerReader is the file a worker has open for row-group units.
-type workerReader struct {
-	file int
-	r    *pqio.Reader
-}
-
-func openParquetSource(cfg Config) (*parquetSource, error) {
-	src := &parquetSource{cfg: cfg, st: make([]jsonl.FileStat, len(cfg.Inputs)),
-		groups: make([][]int64, len(cfg.Inputs)), slices: make([][2]int, len(cfg.Inputs)), base: make([]int64, len(cfg.Inputs)),
-		readers: make([]workerReader, cfg.Workers)}
-	for i, f := range cfg.Inputs {
-		if f.Format != input.Parquet {
-			return nil, fmt.Errorf("%s: cannot mix JSONL and Parquet inputs in one run", f.Path)
-		}
-		r, err := openParquet(cfg, f.Path)
-		if err != nil {
-			return nil, err
-		}
-		s, err := r.Schema()
-		rows := r.RowGroupRows()
-		r.Close()
-		src.slices[i] = [2]int{0, len(rows)}
-		if f.RowGroups != ([2]int{}) {
-			if f.RowGroups[0] < 0 || f.RowGroups[0] > f.RowGroups[1] || f.RowGroups[1] > len(rows) {
-				return nil, fmt.Errorf("%s: row groups %d to %d asked of a file of %d", f.Path, f.RowGroups[0], f.RowGroups[1], len(rows))
-			}
-			src.slices[i] = f.RowGroups
-		}
-		for _, n := range rows[:src.slices[i][0]] {
-			src.base[i] += n
-		}
-		small := true
-		for _, n := range rows {
-			small = small && n <= 2*int64(cfg.BatchRows)
-		}
-		if small {
-			src.groups[i] = rows
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
-		}
-		if i == 0 {
-			src.s = s
-		} else if !s.Equal(src.s) {
-			return nil, fmt.Errorf("%s: schema differs from %s's:\n%s\nvs\n%s", f.Path, cfg.Inputs[0].Path, s, src.s)
-		}
-		src.st[i].File = f
-	}
-	if t, _, err := schema.FromArrowSchema(src.s); err == nil {
-		src.typ = t.String()
-	} else {
-		src.typ = strconv.Quote(src.s.String())
-	}
-	return src, nil
-}
-
-// openParquet opens a Parquet input, projected to cfg.Columns when set.
-func openParquet(cfg Config, path string) (*pqio.Reader, error) {
-	r, err := pqio.Open(cfg.Mem, path, cfg.BatchRows)
-	if err != nil || cfg.Columns == nil {
-		return r, err
-	}
-	if err := r.Project(cfg.Columns); err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
-}
-
-func (s *parquetSource) schema() *arrow.Schema      { return s.s }
-func (s *parquetSource) schemaText() string         { return s.typ }
-func (s *parquetSource) decoder(int) *jsonl.Decoder { return nil }
-func (s *parquetSource) stats() []jsonl.FileStat    { return s.st }
-
-func (s *parquetSource) next() (unit, bool, error) {
-	for s.fi < len(s.cfg.Inputs) {
-		f := s.cfg.Inputs[s.fi]
-		first := s.base[s.fi] + s.st[s.fi].Lines // the next row's number in the file, from 0
-		if rows := s.groups[s.fi]; rows != nil {
-			if g := s.slices[s.fi][0] + s.rg; g < s.slices[s.fi][1] {
-				u := unit{pqFile: s.fi, pqGroup: g, origins: parquetOrigins(s.cfg.Inputs, s.fi, first, rows[g])}
-				s.st[s.fi].Lines += rows[g]
-				s.rg++
-				return u, false, nil
-			}
-			s.rg = 0
-		} else if s.cur == nil {
-			r, err := openParquet(s.cfg, f.Path)
-			if err != nil {
-				return unit{}, false, err
-			}
-			r.Slice(s.slices[s.fi][0], s.slices[s.fi][1])
-			s.cur = r
-		}
-		if s.cur != nil {
-			rec, err := s.cur.Next(context.Background())
-			if err != nil {
-				return unit{}, false, err
-			}
-			if rec != nil {
-				u := unit{batch: rec, pqFile: -1, origins: parquetOrigins(s.cfg.Inputs, s.fi, first, rec.NumRows())}
-				s.st[s.fi].Lines += rec.NumRows()
-				return u, false, nil
-			}
-			s.cur.Close()
-			s.cur = nil
-		}
-		h, err := input.HashFile(f.Path)
-		if err != nil {
-			return unit{}, false, err
-		}
-		s.st[s.fi].Bytes, s.st[s.fi].Hash = f.Size, h
-		if f.RowGroups != ([2]int{}) {
-			// A slice's Size weighs its share; the manifest tells the file.
-			st, err := os.Stat(f.Path)
-			if err != nil {
-				return unit{}, false, err
-			}
-			s.st[s.fi].Bytes = st.Size()
-		}
-		s.fi++
-		if s.cfg.Progress != nil {
-			var done, total int64
-			for i, in := range s.cfg.Inputs {
-				total += in.Size
-				if i < s.fi {
-					done += in.Size
-				}
-			}
-			s.cfg.Progress(done, total)
-		}
-	}
-	return unit{}, true, nil
-}
-
-// load reads a row-group unit on worker w, keeping the worker's file open
-// for its next unit.
-func (s *parquetSource) load(ctx context.Context, w int, u unit) (arrow.RecordBatch, error) {
-	wr := &s.readers[w]
-	if wr.r == nil || wr.file != u.pqFile {
-		if wr.r != nil {
-			wr.r.Close()
-		}
-		r, err := openParquet(s.cfg, s.cfg.Inputs[u.pqFile].Path)
-		if err != nil {
-			wr.r = nil
-			return nil, err
-		}
-		*wr = workerReader{file: u.pqFile, r: r}
-	}
-	return wr.r.ReadRowGroup(ctx, u.pqGroup)
-}
-
-func (s *parquetSource) close() {
-	if s.cur != nil {
-		s.cur.Close()
-	}
-	for _, wr := range s.readers {
-		if wr.r != nil {
-			wr.r.Close()
-		}
-	}
 }

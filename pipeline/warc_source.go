@@ -156,10 +156,9 @@ func (s *warcSource) schemaText() string {
 	return strconv.Quote(s.s.String())
 }
 
-func (s *warcSource) decoder(int) *jsonl.Decoder { return nil }
-func (s *warcSource) stats() []jsonl.FileStat    { return s.st }
+func (s *warcSource) stats() []jsonl.FileStat { return s.st }
 
-func (s *warcSource) next() (unit, bool, error) {
+func (s *warcSource) next(context.Context) (unit, bool, error) {
 	for s.next_ < len(s.units) {
 		u, ok := <-s.units[s.next_]
 		if !ok {
@@ -185,6 +184,11 @@ func (s *warcSource) next() (unit, bool, error) {
 	return unit{}, true, nil
 }
 
+// load passes on the batch a file's goroutine read.
+func (s *warcSource) load(_ context.Context, _ int, u unit) (loaded, error) {
+	return passThrough(u), nil
+}
+
 func (s *warcSource) close() {
 	s.cancel()
 	for i := s.next_; i < s.opened; i++ {
@@ -195,14 +199,4 @@ func (s *warcSource) close() {
 		}
 	}
 	s.wg.Wait()
-}
-
-// anyWARC reports whether some input is a WARC file.
-func anyWARC(files []input.File) bool {
-	for _, f := range files {
-		if f.Format == input.WARC {
-			return true
-		}
-	}
-	return false
 }

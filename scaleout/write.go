@@ -141,16 +141,7 @@ func (t *task) merge() error {
 		}
 		for i, sc := range m.Stages {
 			ms := &merged.Stages[i]
-			ms.RowsIn += sc.RowsIn
-			ms.RowsOut += sc.RowsOut
-			ms.Seconds += sc.Seconds
-			ms.Inserted += sc.Inserted
-			for r, n := range sc.Removed {
-				if ms.Removed == nil {
-					ms.Removed = map[string]int64{}
-				}
-				ms.Removed[r] += n
-			}
+			ms.Add(sc)
 			if sc.Report != nil {
 				reports, _ := ms.Report.([]any)
 				ms.Report = append(reports, map[string]any{"shard": s, "report": sc.Report})

@@ -78,6 +78,20 @@ type StageCounts struct {
 	Report   any              `json:"report,omitempty"` // what the stage found, for stages that tell
 }
 
+// Add adds what a stage did with more batches (or another shard) to c.
+func (c *StageCounts) Add(o StageCounts) {
+	c.RowsIn += o.RowsIn
+	c.RowsOut += o.RowsOut
+	c.Seconds += o.Seconds
+	c.Inserted += o.Inserted
+	for r, n := range o.Removed {
+		if c.Removed == nil {
+			c.Removed = map[string]int64{}
+		}
+		c.Removed[r] += n
+	}
+}
+
 // Counts are the totals.
 type Counts struct {
 	RowsIn       int64 `json:"rows_in"`
