@@ -66,7 +66,7 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 		_, err := saveContamination(staged, rep)
 		return err
 	}
-	m, err := pipeline.Run(ctx, cfg, command, Version)
+	m, err := runPipeline(ctx, cfg, command)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	}
 	pass.Target, pass.BeforeCommit = dataset.Target{Kind: dataset.Discard}, nil
 	pass.Stages = []pipeline.Stage{stages.NewProbeSample(co.TextField, co.IDField, "meta.source", sampler)}
-	if _, err := pipeline.Run(ctx, pass, command, Version); err != nil {
+	if _, err := runPipeline(ctx, pass, command); err != nil {
 		return err
 	}
 	probes := sampler.Probes()

@@ -16,7 +16,6 @@ import (
 	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/kernels/tokenize"
-	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 )
@@ -142,7 +141,7 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, false); err != nil {
 		return err
 	}
-	m, err := pipeline.Run(ctx, cfg, command, Version)
+	m, err := runPipeline(ctx, cfg, command)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sluice-data/sluice/demo/crawl"
 	"github.com/sluice-data/sluice/io/dataset"
-	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
 )
 
@@ -60,7 +59,7 @@ func runWARCDemo(ctx context.Context, out string, overwrite bool, workers int, c
 	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, false); err != nil {
 		return nil, err
 	}
-	m, err := pipeline.Run(ctx, cfg, command, Version)
+	m, err := runPipeline(ctx, cfg, command)
 	if m == nil {
 		return nil, err
 	}

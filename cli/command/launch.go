@@ -112,7 +112,9 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if err != nil {
 		return err
 	}
+	restore := limitCores(cfg.Workers) // the plan reads the input to learn its schema
 	plan, err := scaleout.NewPlan(ctx, pipelineFile, data, cfg, o.Output, o.Tasks)
+	restore()
 	if err != nil {
 		return err
 	}

@@ -62,9 +62,16 @@ func runWithProgress(ctx context.Context, cfg pipeline.Config, command []string,
 		}
 		cfg.Target.Stream, cfg.Target.Errs = s.Out, s.Err
 	}
-	m, err := pipeline.Run(ctx, cfg, command, Version)
+	m, err := runPipeline(ctx, cfg, command)
 	bar.finish()
 	return m, err
+}
+
+// runPipeline runs cfg on at most cfg.Workers cores; every command that
+// runs a pipeline runs it through here.
+func runPipeline(ctx context.Context, cfg pipeline.Config, command []string) (*dataset.Manifest, error) {
+	defer limitCores(cfg.Workers)()
+	return pipeline.Run(ctx, cfg, command, Version)
 }
 
 // prepareGlobals runs the passes of each global stage (dedup) among built:

@@ -42,7 +42,9 @@ func runTask(ctx context.Context, planPath, phase string, index int, log string,
 		return err
 	}
 	start := time.Now()
+	restore := limitCores(plan.Settings.Workers)
 	ran, err := scaleout.RunTask(ctx, plan, phase, index, Version, log)
+	restore()
 	if err != nil {
 		return fmt.Errorf("phase %s task %d: %w", phase, index, err)
 	}
