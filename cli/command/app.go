@@ -62,7 +62,20 @@ func action(run func(c *cli.Context) error) cli.ActionFunc {
 	}
 }
 
-// NewApp returns the sluice command line.
+// argsKey is the cli.App Metadata key of the command line the app runs,
+// which manifests record.
+const argsKey = "args"
+
+// commandLine returns the command line Main was given, as manifests record
+// it; nil when the app was run otherwise.
+func commandLine(c *cli.Context) []string {
+	args, _ := c.App.Metadata[argsKey].([]string)
+	return args
+}
+
+// NewApp returns the sluice command line. Main records its arguments in
+// the app's Metadata under "args" before running it; manifests record that
+// command line.
 func NewApp(s Streams) *cli.App {
 	return &cli.App{
 		Name:    "sluice",
@@ -122,6 +135,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app := NewApp(Streams{In: in, Out: out, Err: errw})
+	app.Metadata = map[string]any{argsKey: args}
 	err := app.RunContext(ctx, interspersed(app, args))
 	if ctx.Err() != nil {
 		// Interrupted (Ctrl-C, SIGTERM): the run stopped its workers and

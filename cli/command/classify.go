@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"os"
 
 	"github.com/urfave/cli/v2"
 )
@@ -24,7 +23,7 @@ func classifyCommand(s Streams) *cli.Command {
 			annotateFlag(o)),
 			classifierFlags(o)...),
 		Action: action(func(c *cli.Context) error {
-			return runClassify(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runClassify(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }

@@ -88,7 +88,7 @@ func cleanCommand(s Streams) *cli.Command {
 		Flags: append(append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), cleanFlags(o)...),
 			urlFilterFlags(&o.BlockDomains, &o.BlockSubstrings)...),
 		Action: action(func(c *cli.Context) error {
-			return runClean(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runClean(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }
@@ -110,7 +110,7 @@ func runCommand(s Streams) *cli.Command {
 				return usagef("run takes one pipeline file, got %d arguments", c.NArg())
 			}
 			o.Config = c.Args().First()
-			return runClean(c.Context, o, nil, os.Args, s)
+			return runClean(c.Context, o, nil, commandLine(c), s)
 		}),
 	}
 }

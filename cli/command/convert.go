@@ -57,7 +57,7 @@ func convertCommand(s Streams) *cli.Command {
 			"go to the _extra column (or the quarantine with --strict).",
 		Flags: append(inputFlags(o), outputFlags(o)...),
 		Action: action(func(c *cli.Context) error {
-			return runConvert(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runConvert(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -72,7 +71,7 @@ func decontaminateCommand(s Streams) *cli.Command {
 			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
 				Usage: "print the report as JSON instead of tables"}),
 		Action: action(func(c *cli.Context) error {
-			return runDecontaminate(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runDecontaminate(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }

@@ -66,7 +66,7 @@ func dedupCommand(s Streams) *cli.Command {
 				&cli.StringFlag{Name: "clusters", Destination: &mo.Clusters,
 					Usage: "write the cluster table (id, doc, cluster, cluster_size, kept, similarity) to this .parquet file"}),
 			Action: action(func(c *cli.Context) error {
-				return runDedupMinHash(c.Context, mo, c.Args().Slice(), os.Args, s)
+				return runDedupMinHash(c.Context, mo, c.Args().Slice(), commandLine(c), s)
 			}),
 		}, {
 			Name:      "lines",
@@ -82,7 +82,7 @@ func dedupCommand(s Streams) *cli.Command {
 				&cli.IntFlag{Name: "min-line-chars", Value: 0, Destination: &lo.MinLineChars,
 					Usage: "leave lines shorter than this many characters alone"}),
 			Action: action(func(c *cli.Context) error {
-				return runDedupLines(c.Context, lo, c.Args().Slice(), os.Args, s)
+				return runDedupLines(c.Context, lo, c.Args().Slice(), commandLine(c), s)
 			}),
 		}, {
 			Name:      "exact",
@@ -96,7 +96,7 @@ func dedupCommand(s Streams) *cli.Command {
 				&cli.BoolFlag{Name: "normalize", Destination: &o.Normalize,
 					Usage: "compare texts in the matching normal form: lowercase, no punctuation, no accents, collapsed whitespace"}),
 			Action: action(func(c *cli.Context) error {
-				return runDedupExact(c.Context, o, c.Args().Slice(), os.Args, s)
+				return runDedupExact(c.Context, o, c.Args().Slice(), commandLine(c), s)
 			}),
 		}},
 	}

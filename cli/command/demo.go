@@ -61,7 +61,7 @@ func demoCommand(s Streams) *cli.Command {
 			if c.Args().Present() {
 				return usagef("demo takes no arguments, got %q (the output is set with -o)", c.Args().First())
 			}
-			return runDemo(c.Context, o, os.Args, s)
+			return runDemo(c.Context, o, commandLine(c), s)
 		}),
 	}
 }

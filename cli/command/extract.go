@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"os"
 
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
@@ -41,7 +40,7 @@ func extractCommand(s Streams) *cli.Command {
 			"offset. --block-domains and --block-url-substrings drop rows by URL first (url_filter stage).",
 		Flags: flags,
 		Action: action(func(c *cli.Context) error {
-			return runExtract(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runExtract(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }

@@ -72,7 +72,7 @@ func launchCommand(s Streams) *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("launch takes one pipeline file, got %d arguments", c.NArg())
 			}
-			return runLaunch(c.Context, o, c.Args().First(), os.Args, s)
+			return runLaunch(c.Context, o, c.Args().First(), commandLine(c), s)
 		}),
 	}
 }

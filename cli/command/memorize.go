@@ -66,7 +66,9 @@ func memorizeCommand(s Streams) *cli.Command {
 					Usage: "share the probes equally among sources (source) or duplicate-count strata 1, 2, 3-4, 5-8, ... (dup_count)"},
 				&cli.StringFlag{Name: "offset", Value: "random", Destination: &po.Probes.Offset, Usage: "where a probe starts in its document: start or random"},
 				&cli.StringFlag{Name: "source-field", Value: "meta.source", Destination: &po.SourceField, Usage: "the column naming a row's source"}),
-			Action: action(func(c *cli.Context) error { return runMemorizeProbes(c.Context, po, c.Args().Slice(), os.Args, s) }),
+			Action: action(func(c *cli.Context) error {
+				return runMemorizeProbes(c.Context, po, c.Args().Slice(), commandLine(c), s)
+			}),
 		}, {
 			Name:      "canaries",
 			Usage:     "generate random canaries and insert each a given number of times into a copy of a dataset",
@@ -87,7 +89,7 @@ func memorizeCommand(s Streams) *cli.Command {
 				&cli.StringSliceFlag{Name: "into", Destination: &co.Into, Usage: "the dataset (files, globs, directories) to copy with the canaries inserted"},
 				&cli.StringFlag{Name: "as", Value: "splice", Destination: &co.As,
 					Usage: "how a copy goes into the dataset: splice (a paragraph of a row's text) or rows (a row of its own after that row)"}),
-			Action: action(func(c *cli.Context) error { return runMemorizeCanaries(c.Context, co, os.Args, s) }),
+			Action: action(func(c *cli.Context) error { return runMemorizeCanaries(c.Context, co, commandLine(c), s) }),
 		}, {
 			Name:      "score",
 			Usage:     "score a model's generations for probes or canaries",

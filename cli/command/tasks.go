@@ -178,7 +178,7 @@ func tasksConvertCommand(s Streams) *cli.Command {
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite, Usage: "replace an existing output"},
 		},
 		Action: action(func(c *cli.Context) error {
-			return runTasksConvert(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runTasksConvert(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }
@@ -269,7 +269,7 @@ func tasksSplitCommand(s Streams) *cli.Command {
 			&cli.BoolFlag{Name: "json", Destination: &o.JSON, Usage: "print the report as JSON"},
 		},
 		Action: action(func(c *cli.Context) error {
-			return runTasksSplit(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runTasksSplit(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }

@@ -59,7 +59,7 @@ func tokensCommand(s Streams) *cli.Command {
 			"tokens in the text are plain text). The totals feed `sluice budget --tokens N`.",
 		Flags: flags,
 		Action: action(func(c *cli.Context) error {
-			return runTokens(c.Context, o, c.Args().Slice(), os.Args, s)
+			return runTokens(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }
