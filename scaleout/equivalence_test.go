@@ -1,0 +1,195 @@
+package scaleout
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluice-data/sluice/io/input"
+)
+
+// The pipelines the equivalence tests run: plain stages, each global
+// stage alone, and all of them together.
+var (
+	plainPipeline   = onePipeline("normalize: {}", "gopher_quality: {min_word_count: 5}", "c4: {}")
+	exactPipeline   = onePipeline("normalize: {}", "gopher_quality: {min_word_count: 5}", "dedup_exact: {}")
+	linesPipeline   = onePipeline("dedup_lines: {keep: first}")
+	linesNone       = onePipeline("dedup_lines: {keep: none}")
+	minhashPipeline = onePipeline("dedup_minhash: {threshold: 0.7, num_perm: 64, bands: 16, ngram: 3}")
+	minhashSigs     = onePipeline("dedup_minhash: {threshold: 0.7, num_perm: 64, bands: 16, ngram: 3, verify: signature}")
+	allPipeline     = onePipeline("normalize: {}", "gopher_quality: {min_word_count: 5}", "dedup_exact: {}",
+		"dedup_lines: {keep: first}", "dedup_minhash: {threshold: 0.7, num_perm: 64, bands: 16, ngram: 3}")
+)
+
+// checkEquivalent runs the pipeline in one process and then as a plan of
+// 1, 2 and 3 tasks (all run here through RunTask), and compares.
+func checkEquivalent(t *testing.T, text []byte, inputs []input.File, taskCounts []int, check func(t *testing.T, want datasetRows)) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := baseConfig(inputs)
+	single := filepath.Join(dir, "single")
+	runSingle(t, text, cfg, single)
+	want := readDataset(t, single)
+	if check != nil {
+		check(t, want)
+	}
+	for _, tasks := range taskCounts {
+		out := filepath.Join(dir, fmt.Sprintf("tasks-%d", tasks))
+		p := runScaled(t, text, cfg, out, tasks)
+		got := readDataset(t, out)
+		compareDatasets(t, fmt.Sprintf("%d tasks", tasks), got, want)
+		if err := got.Manifest.Counts.Check(); err != nil {
+			t.Errorf("%d tasks: merged counts: %v", tasks, err)
+		}
+		// One data part a shard (small shards fit one file).
+		parts, _ := filepath.Glob(filepath.Join(out, "data", "part-*-*.parquet"))
+		if len(parts) != len(p.Shards) {
+			t.Errorf("%d tasks: %d data parts for %d shards", tasks, len(parts), len(p.Shards))
+		}
+		if len(got.Manifest.Outputs) != len(parts) {
+			t.Errorf("%d tasks: the manifest lists %d outputs, %d on disk", tasks, len(got.Manifest.Outputs), len(parts))
+		}
+		opts, _ := got.Manifest.Options.(map[string]any)
+		if opts["shards"] != float64(len(p.Shards)) || len(opts["phases"].([]any)) != len(p.Phases) {
+			t.Errorf("%d tasks: merged options %v, want %d shards and %d phases", tasks, opts, len(p.Shards), len(p.Phases))
+		}
+	}
+}
+
+// jsonlCorpus is the JSONL corpus of the equivalence tests: 6 files of
+// 40 to 120 rows.
+func jsonlCorpus(t *testing.T) []input.File {
+	return scan(t, corpus(t, t.TempDir(), 6, 40))
+}
+
+func TestTasksGiveTheRowsOfOneProcess(t *testing.T) {
+	cases := []struct {
+		name  string
+		text  []byte
+		check func(t *testing.T, want datasetRows)
+	}{
+		{"plain stages", plainPipeline, func(t *testing.T, want datasetRows) {
+			if len(want.Removed) == 0 || want.Manifest.Counts.UTF8Repaired != 1 || len(want.Quarantine) != 1 {
+				t.Fatalf("corpus too tame: %d removed, %d repaired, quarantine %q", len(want.Removed),
+					want.Manifest.Counts.UTF8Repaired, want.Quarantine)
+			}
+		}},
+		{"dedup_exact", exactPipeline, func(t *testing.T, want datasetRows) {
+			r := reasons(want.Removed)
+			named := 0
+			for _, row := range want.Removed {
+				if id, _ := row["_dup_of"].(string); strings.Contains(id, ".jsonl:") {
+					named++
+				}
+			}
+			if r["exact_dup"] < 20 || named == 0 {
+				t.Fatalf("corpus too tame: removed by reason %v, %d named by line", r, named)
+			}
+		}},
+		{"dedup_lines keep first", linesPipeline, func(t *testing.T, want datasetRows) {
+			copies := 0
+			for _, row := range want.Kept {
+				for _, line := range strings.Split(row["text"].(string), "\n") {
+					if line == boilerplate[0] {
+						copies++
+					}
+				}
+			}
+			if copies != 1 {
+				t.Fatalf("dedup_lines kept %d copies of a boilerplate line, want 1", copies)
+			}
+		}},
+		{"dedup_lines keep none", linesNone, func(t *testing.T, want datasetRows) {
+			if len(want.Removed) == 0 {
+				t.Fatalf("keep none removed no row")
+			}
+		}},
+		{"dedup_minhash", minhashPipeline, func(t *testing.T, want datasetRows) {
+			r := reasons(want.Removed)
+			for _, row := range want.Removed {
+				if row["_reason"] == "near_dup" && row["_cluster"] == nil {
+					t.Fatalf("near duplicate without a cluster: %v", row)
+				}
+			}
+			if r["near_dup"] < 20 {
+				t.Fatalf("corpus too tame: removed by reason %v", r)
+			}
+		}},
+		{"dedup_minhash verify signature", minhashSigs, nil},
+		{"all stages", allPipeline, func(t *testing.T, want datasetRows) {
+			if r := reasons(want.Removed); r["exact_dup"] == 0 || r["near_dup"] == 0 || len(r) < 3 {
+				t.Fatalf("corpus too tame: removed by reason %v", r)
+			}
+		}},
+	}
+	inputs := jsonlCorpus(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkEquivalent(t, c.text, inputs, []int{1, 2, 3}, c.check)
+		})
+	}
+}
+
+// Parquet files are read with their own schema (none is inferred), and
+// ids by row number count in every file.
+func TestTasksOverParquetFilesGiveTheRowsOfOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	pq := toParquet(t, corpus(t, dir, 6, 40), dir, 16)
+	inputs := scan(t, pq)
+	if len(inputs) != 6 || inputs[0].Format != input.Parquet {
+		t.Fatalf("Parquet corpus: %v", inputs)
+	}
+	namedByRow := func(t *testing.T, want datasetRows) {
+		named := 0
+		for _, row := range want.Removed {
+			if id, _ := row["_dup_of"].(string); strings.Contains(id, ".parquet:") {
+				named++
+			}
+		}
+		if named == 0 {
+			t.Fatal("no removed row names its kept row by row number")
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		text  []byte
+		check func(t *testing.T, want datasetRows)
+	}{{"dedup_exact", exactPipeline, namedByRow}, {"dedup_lines", linesPipeline, nil}, {"all stages", allPipeline, namedByRow}} {
+		t.Run(c.name, func(t *testing.T) {
+			checkEquivalent(t, c.text, inputs, []int{1, 2, 3}, c.check)
+		})
+	}
+}
+
+// One Parquet file of many row groups is sliced into as many shards as
+// tasks, and gives the rows of one process; the merged manifest lists the
+// file once, with all its rows.
+func TestOneParquetFileIsSlicedAndGivesTheRowsOfOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	in := corpus(t, dir, 1, 300)
+	pq := toParquet(t, in, dir, 20)
+	inputs := scan(t, pq)
+	checkEquivalent(t, allPipeline, inputs, []int{2, 3}, func(t *testing.T, want datasetRows) {
+		if len(want.Manifest.Inputs) != 1 || want.Manifest.Inputs[0].Rows != 300 {
+			t.Fatalf("one process read %+v, want one file of 300 rows", want.Manifest.Inputs)
+		}
+	})
+	p, err := NewPlan(t.Context(), "pipeline.yaml", allPipeline, baseConfig(inputs), filepath.Join(dir, "plan"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Inputs) != 3 || len(p.Shards) != 3 {
+		t.Fatalf("3 tasks over one file of 15 row groups: %d inputs, %d shards", len(p.Inputs), len(p.Shards))
+	}
+	next := 0
+	for _, f := range p.Inputs {
+		if f.Path != inputs[0].Path || f.RowGroups[0] != next || f.RowGroups[1] <= f.RowGroups[0] || f.Size <= 0 {
+			t.Fatalf("slices %+v do not cover the row groups in order", p.Inputs)
+		}
+		next = f.RowGroups[1]
+	}
+	if next != 15 {
+		t.Errorf("slices end at row group %d, the file has 15", next)
+	}
+}
