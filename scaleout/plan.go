@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/schema"
 	"github.com/sluice-data/sluice/stages"
 )
@@ -142,7 +143,7 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 	if tasks < 1 {
 		return nil, fmt.Errorf("tasks must be at least 1")
 	}
-	file, err := stages.ParseFile(pipelineName, pipelineText)
+	file, err := pipefile.ParseFile(pipelineName, pipelineText)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +170,7 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 	shards := len(p.Shards)
 	for i, spec := range file.Stages {
 		// Build checks the stage's parameters now, not in a task later.
-		st, err := stages.Build(spec, stages.Common{TextField: file.TextField, Annotate: file.Annotate, Profile: file.Profile})
+		st, err := pipefile.Build(spec, pipefile.Common{TextField: file.TextField, Annotate: file.Annotate, Profile: file.Profile})
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/stages"
 )
 
@@ -21,7 +22,7 @@ type task struct {
 	plan    *Plan
 	phase   Phase
 	index   int
-	file    *stages.File
+	file    *pipefile.File
 	mem     memory.Allocator
 	version string
 }
@@ -49,7 +50,7 @@ func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, 
 			return false, fmt.Errorf("phase %s needs phase %s complete, and %d of its %d tasks are done", ph.Name, before.Name, done, before.Tasks)
 		}
 	}
-	file, err := stages.ParseFile(plan.PipelineName, []byte(plan.Pipeline))
+	file, err := pipefile.ParseFile(plan.PipelineName, []byte(plan.Pipeline))
 	if err != nil {
 		return false, err
 	}
@@ -134,13 +135,13 @@ func (t *task) run() error {
 	return fmt.Errorf("unknown phase kind %q", t.phase.Kind)
 }
 
-func (t *task) common() stages.Common {
-	return stages.Common{TextField: t.file.TextField, Annotate: t.file.Annotate, Profile: t.file.Profile}
+func (t *task) common() pipefile.Common {
+	return pipefile.Common{TextField: t.file.TextField, Annotate: t.file.Annotate, Profile: t.file.Profile}
 }
 
 // build makes pipeline stage i afresh.
 func (t *task) build(i int) (pipeline.Stage, error) {
-	return stages.Build(t.file.Stages[i], t.common())
+	return pipefile.Build(t.file.Stages[i], t.common())
 }
 
 // shardStages builds stages 0 to upto-1 for shard s, each global stage

@@ -130,7 +130,7 @@ func TestURLFilterStage(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	subs := filepath.Join(t.TempDir(), "subs.txt")
 	os.WriteFile(subs, []byte("# paths\n/wp-login\n"), 0o644)
-	st, err := Build(specFrom(t, "  - url_filter: {domains: [spam.example], substrings_file: "+subs+"}\n"), Common{TextField: "text"})
+	st, err := NewURLFilter(URLFilterParams{Domains: []string{"spam.example"}, SubstringsFile: subs}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +150,11 @@ func TestURLFilterStage(t *testing.T) {
 	if res.Kept.NumRows() != 1 || strings.Join(res.Reasons, ",") != "domain:spam.example,domain:spam.example,substring:/wp-login" {
 		t.Fatalf("kept %d, reasons %v", res.Kept.NumRows(), res.Reasons)
 	}
-	cfg := st.(*URLFilter).Config().(URLFilterParams)
+	cfg := st.Config().(URLFilterParams)
 	if cfg.DomainCount != 1 || cfg.SubstringCount != 1 {
 		t.Fatalf("config %+v", cfg)
 	}
-	if _, err := Build(specFrom(t, "  - url_filter: {}\n"), Common{}); err == nil || !strings.Contains(err.Error(), "no domain or substring") {
+	if _, err := NewURLFilter(URLFilterParams{}, false); err == nil || !strings.Contains(err.Error(), "no domain or substring") {
 		t.Fatalf("empty lists: %v", err)
 	}
 }

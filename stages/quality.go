@@ -2,6 +2,9 @@ package stages
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -17,6 +20,7 @@ type Quality struct {
 	annotate  bool
 	filter    quality.Filter
 	config    quality.Config
+	rules     any // the rule set's part of config, a pointer into it
 	fields    []arrow.Field
 }
 
@@ -30,6 +34,9 @@ func NewQuality(textField, name string, c quality.Config, annotate bool) (*Quali
 		return nil, err
 	}
 	q := &Quality{textField: textField, annotate: annotate, filter: f, config: c}
+	if q.rules, err = RuleSetConfig(&q.config, f.Name()); err != nil {
+		return nil, err
+	}
 	// The signal types come from running the filter on no rows.
 	mem := memory.NewGoAllocator()
 	empty := columnar.Strings(mem, nil, false)
@@ -49,7 +56,7 @@ func NewQuality(textField, name string, c quality.Config, annotate bool) (*Quali
 }
 
 func (q *Quality) Name() string { return q.filter.Name() }
-func (q *Quality) Config() any  { return ruleSetConfig(&q.config, q.filter.Name()) }
+func (q *Quality) Config() any  { return q.rules }
 func (q *Quality) Close() error { return nil }
 
 func (q *Quality) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
@@ -85,4 +92,16 @@ func (q *Quality) Process(ctx context.Context, mem memory.Allocator, rec arrow.R
 		defer in.Release()
 	}
 	return decide(ctx, mem, q.filter.Name(), in, res.Fail, q.annotate, q.signalFields(), res.Signals)
+}
+
+// RuleSetConfig returns a pointer to the field of c that configures the
+// rule set name: the field whose yaml key is the name.
+func RuleSetConfig(c *quality.Config, name string) (any, error) {
+	v := reflect.ValueOf(c).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0] == name {
+			return v.Field(i).Addr().Interface(), nil
+		}
+	}
+	return nil, fmt.Errorf("quality.Config has no field for rule set %q", name)
 }

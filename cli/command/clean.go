@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 	"go.yaml.in/yaml/v3"
@@ -116,15 +117,15 @@ func runCommand(s Streams) *cli.Command {
 }
 
 // stageSpecs turns the clean flags into stage specs, in the fixed order.
-func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
-	var specs []stages.Spec
+func (o *CleanOptions) stageSpecs() ([]pipefile.Spec, error) {
+	var specs []pipefile.Spec
 	if spec, ok := urlFilterSpec(o.BlockDomains, o.BlockSubstrings); ok {
 		specs = append(specs, spec)
 	}
-	param := func(name string, v any) stages.Spec {
+	param := func(name string, v any) pipefile.Spec {
 		var n yaml.Node
 		n.Encode(v)
-		return stages.Spec{Name: name, Params: &n, File: "--" + name, Where: "--" + name}
+		return pipefile.Spec{Name: name, Params: &n, File: "--" + name, Where: "--" + name}
 	}
 	switch o.Normalize {
 	case "", "none":
@@ -152,7 +153,7 @@ func (o *CleanOptions) stageSpecs() ([]stages.Spec, error) {
 		}
 		for _, n := range quality.Names {
 			if chosen[n] {
-				specs = append(specs, stages.Spec{Name: n, File: "--filters", Where: "--filters"})
+				specs = append(specs, pipefile.Spec{Name: n, File: "--filters", Where: "--filters"})
 			}
 		}
 	}
@@ -174,7 +175,7 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	if err != nil {
 		return err
 	}
-	common := stages.Common{TextField: o.TextField, Annotate: o.Annotate, Profile: o.Profile}
+	common := pipefile.Common{TextField: o.TextField, Annotate: o.Annotate, Profile: o.Profile}
 	if o.Config != "" {
 		if len(specs) > 0 {
 			return usagef("give the stages either in --config or as flags (--normalize, --lang, --filters, --pii, --classify), not both")
@@ -183,12 +184,12 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 		if err != nil {
 			return usageError{err}
 		}
-		file, err := stages.ParseFile(o.Config, data)
+		file, err := pipefile.ParseFile(o.Config, data)
 		if err != nil {
 			return usageError{err}
 		}
 		specs = file.Stages
-		common = stages.Common{TextField: file.TextField, Annotate: file.Annotate || o.Annotate, Profile: file.Profile}
+		common = pipefile.Common{TextField: file.TextField, Annotate: file.Annotate || o.Annotate, Profile: file.Profile}
 		o.TextField = file.TextField
 		if len(args) == 0 {
 			args = file.Input
@@ -209,7 +210,7 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	}
 	var built []pipeline.Stage
 	for _, spec := range specs {
-		st, err := stages.Build(spec, common)
+		st, err := pipefile.Build(spec, common)
 		if err != nil {
 			return usageError{err}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/kernels/tokenize"
+	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 )
@@ -125,7 +126,7 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		return err
 	}
 	for _, spec := range specs {
-		st, err := stages.Build(spec, stages.Common{TextField: co.TextField, Profile: "paper"})
+		st, err := pipefile.Build(spec, pipefile.Common{TextField: co.TextField, Profile: "paper"})
 		if err != nil {
 			return err
 		}

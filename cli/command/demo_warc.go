@@ -8,7 +8,7 @@ import (
 
 	"github.com/sluice-data/sluice/demo/crawl"
 	"github.com/sluice-data/sluice/io/dataset"
-	"github.com/sluice-data/sluice/stages"
+	"github.com/sluice-data/sluice/pipeline/pipefile"
 )
 
 // demoWARCInput is the name the manifest and quarantine give the built-in
@@ -48,9 +48,9 @@ func runWARCDemo(ctx context.Context, out string, overwrite bool, workers int, c
 	if cfg.Stages, err = eo.stages(); err != nil {
 		return nil, err
 	}
-	common := stages.Common{TextField: co.TextField, Profile: "paper"}
+	common := pipefile.Common{TextField: co.TextField, Profile: "paper"}
 	for _, name := range []string{"dedup_exact", "normalize", "gopher_repetition"} {
-		st, err := stages.Build(stages.Spec{Name: name, File: "demo", Where: "demo"}, common)
+		st, err := pipefile.Build(pipefile.Spec{Name: name, File: "demo", Where: "demo"}, common)
 		if err != nil {
 			return nil, err
 		}

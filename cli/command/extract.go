@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 	"go.yaml.in/yaml/v3"
@@ -58,22 +59,22 @@ func urlFilterFlags(domains, substrings *string) []cli.Flag {
 
 // urlFilterSpec is the url_filter stage the block-list flags ask for; ok is
 // false when they ask for none.
-func urlFilterSpec(domains, substrings string) (spec stages.Spec, ok bool) {
+func urlFilterSpec(domains, substrings string) (spec pipefile.Spec, ok bool) {
 	if domains == "" && substrings == "" {
 		return spec, false
 	}
 	var n yaml.Node
 	n.Encode(map[string]string{"domains_file": domains, "substrings_file": substrings})
-	return stages.Spec{Name: "url_filter", Params: &n, File: "--block-domains", Where: "--block-domains/--block-url-substrings"}, true
+	return pipefile.Spec{Name: "url_filter", Params: &n, File: "--block-domains", Where: "--block-domains/--block-url-substrings"}, true
 }
 
 // stages builds the stages of an extraction: the URL filter, if asked
 // for, then extract.
 func (o *ExtractOptions) stages() ([]pipeline.Stage, error) {
-	common := stages.Common{TextField: o.TextField}
+	common := pipefile.Common{TextField: o.TextField}
 	var built []pipeline.Stage
 	if spec, ok := urlFilterSpec(o.BlockDomains, o.BlockSubstrings); ok {
-		st, err := stages.Build(spec, common)
+		st, err := pipefile.Build(spec, common)
 		if err != nil {
 			return nil, usageError{err}
 		}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/layout"
+	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/scaleout"
-	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 )
 
@@ -90,7 +90,7 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if err != nil {
 		return usageError{err}
 	}
-	file, err := stages.ParseFile(pipelineFile, data)
+	file, err := pipefile.ParseFile(pipelineFile, data)
 	if err != nil {
 		return usageError{err}
 	}

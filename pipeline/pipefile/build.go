@@ -1,0 +1,201 @@
+package pipefile
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sluice-data/sluice/kernels/minhash"
+	"github.com/sluice-data/sluice/kernels/quality"
+	"github.com/sluice-data/sluice/pipeline"
+	"github.com/sluice-data/sluice/stages"
+)
+
+// Common are the settings every stage of a run shares.
+type Common struct {
+	TextField string
+	Annotate  bool
+	Profile   string // quality rule defaults: paper, datatrove, dolma, nemo
+}
+
+// builder decodes a spec's parameters and makes its stage.
+type builder func(spec Spec, c Common) (pipeline.Stage, error)
+
+type entry struct {
+	name  string
+	build builder
+}
+
+// entries lists the stages Build knows: those `sluice clean` runs, in its
+// order, then the global stages and the WARC stages that pipeline files
+// may use.
+func entries() []entry {
+	es := []entry{
+		{"normalize", decoded(func() stages.NormalizeParams { return stages.NormalizeParams{} },
+			func(p stages.NormalizeParams, c Common) (*stages.Normalize, error) {
+				return stages.NewNormalize(c.TextField, p)
+			})},
+		{"lang", decoded(func() stages.LangParams { return stages.LangParams{} },
+			func(p stages.LangParams, c Common) (*stages.Lang, error) {
+				return stages.NewLang(c.TextField, p, c.Annotate)
+			})},
+	}
+	for _, name := range quality.Names {
+		es = append(es, entry{name, qualityBuilder(name)})
+	}
+	return append(es,
+		entry{"pii", decoded(func() stages.PIIParams { return stages.PIIParams{} },
+			func(p stages.PIIParams, c Common) (*stages.PII, error) {
+				return stages.NewPII(c.TextField, p)
+			})},
+		entry{"classify", decoded(func() stages.ClassifyParams { return stages.ClassifyParams{} },
+			func(p stages.ClassifyParams, c Common) (*stages.Classify, error) {
+				return stages.NewClassify(c.TextField, p, c.Annotate)
+			})},
+		entry{"dedup_exact", decoded(func() stages.ExactParams { return stages.ExactParams{IDField: "id"} },
+			func(p stages.ExactParams, c Common) (*stages.ExactDedup, error) {
+				return stages.NewExactDedup(c.TextField, p), nil
+			})},
+		entry{"dedup_lines", decoded(func() linesSpec { return linesSpec{} }, newLines)},
+		entry{"dedup_minhash", decoded(defaultMinHash,
+			func(p stages.MinHashParams, c Common) (*stages.GlobalMinHash, error) {
+				return stages.NewGlobalMinHash(c.TextField, p, c.Annotate)
+			})},
+		entry{"decontaminate", decoded(stages.DefaultDecontamParams,
+			func(p stages.DecontamParams, c Common) (*stages.Decontaminate, error) {
+				return stages.NewDecontaminate(c.TextField, p, c.Annotate)
+			})},
+		entry{"extract", decoded(func() stages.ExtractParams { return stages.ExtractParams{} },
+			func(p stages.ExtractParams, c Common) (*stages.Extract, error) {
+				return stages.NewExtract(c.TextField, p, c.Annotate)
+			})},
+		entry{"url_filter", decoded(func() stages.URLFilterParams { return stages.URLFilterParams{} },
+			func(p stages.URLFilterParams, c Common) (*stages.URLFilter, error) {
+				return stages.NewURLFilter(p, c.Annotate)
+			})},
+	)
+}
+
+func defaultMinHash() stages.MinHashParams {
+	p := stages.MinHashParams{Params: minhash.DefaultParams(), Threshold: 0.8, Verify: "jaccard", Keep: "first", IDField: "id"}
+	p.Seed = 1
+	return p
+}
+
+// linesSpec is how a pipeline file writes the parameters of line dedup.
+type linesSpec struct {
+	Keep         string `yaml:"keep"` // none or first
+	MinLineChars int    `yaml:"min_line_chars"`
+}
+
+func newLines(p linesSpec, c Common) (*stages.GlobalLines, error) {
+	if p.Keep != "" && p.Keep != "none" && p.Keep != "first" {
+		return nil, fmt.Errorf("keep must be none or first, not %q", p.Keep)
+	}
+	return stages.NewGlobalLines(c.TextField, stages.LinesParams{KeepFirst: p.Keep == "first", MinLineChars: p.MinLineChars}), nil
+}
+
+// decoded returns the builder of a stage whose parameters start as
+// defaults() and take the spec's values, decoded strictly (unknown keys
+// are errors naming the line), and that newStage makes from them.
+func decoded[P any, S pipeline.Stage](defaults func() P, newStage func(P, Common) (S, error)) builder {
+	return func(spec Spec, c Common) (pipeline.Stage, error) {
+		p := defaults()
+		if err := DecodeStrict(spec.Params, &p, spec.File, "stage "+spec.Name); err != nil {
+			return nil, err
+		}
+		s, err := newStage(p, c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: stage %s: %w", spec.Where, spec.Name, err)
+		}
+		return s, nil
+	}
+}
+
+// qualityBuilder returns the builder of the quality rule set name: the
+// rule defaults of the run's profile, overridden by the stage's
+// parameters, which are the rule set's own part of the quality config.
+func qualityBuilder(name string) builder {
+	return func(spec Spec, c Common) (pipeline.Stage, error) {
+		cfg, err := quality.ProfileConfig(profileOrDefault(c.Profile))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.Where, err)
+		}
+		rules, err := stages.RuleSetConfig(&cfg, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: stage %s: %w", spec.Where, spec.Name, err)
+		}
+		if err := DecodeStrict(spec.Params, rules, spec.File, "stage "+spec.Name); err != nil {
+			return nil, err
+		}
+		s, err := stages.NewQuality(c.TextField, name, cfg, c.Annotate)
+		if err != nil {
+			return nil, fmt.Errorf("%s: stage %s: %w", spec.Where, spec.Name, err)
+		}
+		return s, nil
+	}
+}
+
+func profileOrDefault(p string) string {
+	if p == "" {
+		return "paper"
+	}
+	return p
+}
+
+// registry is the stages Build knows, by name, and their names in order.
+type registry struct {
+	names []string
+	build map[string]builder
+}
+
+// newRegistry checks the entries: each has a name and a builder, no name
+// repeats, and every quality rule set has its part of the quality config.
+func newRegistry(es []entry) (*registry, error) {
+	r := &registry{build: make(map[string]builder, len(es))}
+	var errs []error
+	for _, e := range es {
+		switch {
+		case e.name == "" || e.build == nil:
+			errs = append(errs, fmt.Errorf("pipefile: stage %q registered without a name or a builder", e.name))
+		case r.build[e.name] != nil:
+			errs = append(errs, fmt.Errorf("pipefile: stage %q registered twice", e.name))
+		default:
+			r.names = append(r.names, e.name)
+			r.build[e.name] = e.build
+		}
+	}
+	def := quality.DefaultConfig()
+	for _, name := range quality.Names {
+		if _, err := stages.RuleSetConfig(&def, name); err != nil {
+			errs = append(errs, fmt.Errorf("pipefile: stage %s: %w", name, err))
+		}
+	}
+	return r, errors.Join(errs...)
+}
+
+var known = sync.OnceValues(func() (*registry, error) { return newRegistry(entries()) })
+
+// Names lists the stages Build knows: those `sluice clean` runs, in its
+// order, then the global stages and the WARC stages that pipeline files
+// may use.
+func Names() []string {
+	r, _ := known()
+	return append([]string(nil), r.names...)
+}
+
+// Build makes the stage a spec names, with its parameters decoded
+// strictly (unknown keys are errors naming the line). An unknown stage is
+// an error that lists the known ones.
+func Build(spec Spec, c Common) (pipeline.Stage, error) {
+	r, err := known()
+	if err != nil {
+		return nil, err
+	}
+	build, ok := r.build[spec.Name]
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown stage %q (known: %s)", spec.Where, spec.Name, strings.Join(r.names, ", "))
+	}
+	return build(spec, c)
+}
