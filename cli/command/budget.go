@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sluice-data/sluice/budget"
 	"github.com/urfave/cli/v2"
@@ -375,11 +374,13 @@ func printBudget(w io.Writer, p budget.Plan) {
 	row("model for the corpus", params(p.OptimalParams), "one epoch")
 	row("model for tokens seen", params(p.OptimalParamsSeen), "trained in "+flops(p.OptimalParamsSeenFLOPs))
 
-	widths := columnWidths(append(append([][]string{}, run...), optimal...))
+	t := &table{indent: "  "}
+	t.measure(run)
+	t.measure(optimal)
 	fmt.Fprintln(w, "run")
-	printRows(w, run, widths, nil)
+	t.write(w, run)
 	fmt.Fprintf(w, "\ncompute-optimal at %s tokens per parameter (Hoffmann et al. 2022)\n", budget.Number(p.TokensPerParam))
-	printRows(w, optimal, widths, nil)
+	t.write(w, optimal)
 
 	if p.Mix {
 		mix := [][]string{{"source", "weight", "share", "available", "contributed", "epochs"}}
@@ -388,7 +389,7 @@ func printBudget(w io.Writer, p budget.Plan) {
 				budget.Count(s.Tokens), budget.Count(s.Contributed), budget.Number(s.Epochs)})
 		}
 		fmt.Fprintf(w, "\nmixture for %s\n", tokens(p.TokensSeen))
-		printRows(w, mix, columnWidths(mix), []bool{false, true, true, true, true, true})
+		(&table{indent: "  ", right: alignRight(1, len(mix[0]))}).print(w, mix)
 	}
 
 	if len(p.Warnings) > 0 {
@@ -396,44 +397,6 @@ func printBudget(w io.Writer, p budget.Plan) {
 		for _, warn := range p.Warnings {
 			fmt.Fprintf(w, "  ! %s\n", warn.Message)
 		}
-	}
-}
-
-// columnWidths returns the widest cell of each column, in characters.
-func columnWidths(rows [][]string) []int {
-	var widths []int
-	for _, r := range rows {
-		for i, c := range r {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	return widths
-}
-
-// printRows writes rows indented by two spaces, columns two spaces apart,
-// right-aligned where right says so; the last cell of a row is not padded.
-func printRows(w io.Writer, rows [][]string, widths []int, right []bool) {
-	for _, r := range rows {
-		var b strings.Builder
-		b.WriteString("  ")
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			switch {
-			case i < len(right) && right[i]:
-				b.WriteString(pad + c)
-			case i == len(r)-1:
-				b.WriteString(c)
-			default:
-				b.WriteString(c + pad)
-			}
-			if i < len(r)-1 {
-				b.WriteString("  ")
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }
 

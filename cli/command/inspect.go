@@ -471,7 +471,7 @@ func printInspect(w io.Writer, rep *inspectReport) {
 			}
 			rows = append(rows, []string{f.Path, humanBytes(f.Bytes), fmt.Sprint(f.Rows), fmt.Sprint(f.RowGroups)})
 		}
-		printTable(w, rows, 1)
+		(&table{right: alignRight(1, len(rows[0]))}).print(w, rows)
 	}
 
 	fmt.Fprintln(w)
@@ -483,7 +483,7 @@ func printInspect(w io.Writer, rep *inspectReport) {
 		}
 		rows = append(rows, []string{c.Name, c.Type, fmt.Sprint(c.Nulls), share})
 	}
-	printTable(w, rows, 2)
+	(&table{right: alignRight(2, len(rows[0]))}).print(w, rows)
 
 	fmt.Fprintln(w)
 	t := rep.Text
@@ -497,30 +497,4 @@ func printInspect(w io.Writer, rep *inspectReport) {
 	}
 	fmt.Fprintf(w, "  total %d   min %d   mean %.1f   p50 %d   p90 %d   p99 %d   max %d\n",
 		t.CharsTotal, t.Min, t.Mean, t.P50, t.P90, t.P99, t.Max)
-}
-
-// printTable writes rows as aligned columns; columns from right on are
-// numbers and aligned to the right.
-func printTable(w io.Writer, rows [][]string, right int) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, cell := range r {
-			widths[i] = max(widths[i], len([]rune(cell)))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, cell := range r {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(cell)))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i >= right {
-				b.WriteString(pad + cell)
-			} else {
-				b.WriteString(cell + pad)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
 }

@@ -218,23 +218,7 @@ func printTokenTable(w io.Writer, r TokenReport) {
 		totalKeys[0] = "(total)"
 	}
 	line(totalKeys, r.Total)
-	widths := make([]int, len(header))
-	for _, row := range rows {
-		for i, c := range row {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	for _, row := range rows {
-		var sb strings.Builder
-		for i, c := range row {
-			if i < len(r.GroupBy) {
-				fmt.Fprintf(&sb, "%-*s  ", widths[i], c)
-			} else {
-				fmt.Fprintf(&sb, "%*s  ", widths[i], c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(sb.String(), " "))
-	}
+	(&table{right: alignRight(len(r.GroupBy), len(header))}).print(w, rows)
 }
 
 // writeTokenCounts writes the counts table, one row per group and a last
