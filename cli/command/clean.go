@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"os"
 	"strings"
 
 	"github.com/sluice-data/sluice/kernels/quality"
@@ -180,27 +179,13 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 		if len(specs) > 0 {
 			return usagef("give the stages either in --config or as flags (--normalize, --lang, --filters, --pii, --classify), not both")
 		}
-		data, err := os.ReadFile(o.Config)
+		file, _, err := readPipelineFile(o.Config)
 		if err != nil {
-			return usageError{err}
-		}
-		file, err := pipefile.ParseFile(o.Config, data)
-		if err != nil {
-			return usageError{err}
+			return err
 		}
 		specs = file.Stages
 		common = pipefile.Common{TextField: file.TextField, Annotate: file.Annotate || o.Annotate, Profile: file.Profile}
-		o.TextField = file.TextField
-		if len(args) == 0 {
-			args = file.Input
-		}
-		if o.Output == "" {
-			o.Output = file.Output
-		}
-		if file.Workers > 0 {
-			o.Workers = file.Workers
-		}
-		o.Overwrite = o.Overwrite || file.Overwrite
+		args = o.mergeFile(file, args)
 	}
 	if o.Output == "" {
 		return usagef("no output: give -o OUT (or `output:` in the pipeline file)")

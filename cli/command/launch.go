@@ -12,7 +12,6 @@ import (
 
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/layout"
-	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/scaleout"
 	"github.com/urfave/cli/v2"
 )
@@ -86,29 +85,18 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if o.Tasks < 1 {
 		return usagef("--tasks must be at least 1")
 	}
-	data, err := os.ReadFile(pipelineFile)
+	file, data, err := readPipelineFile(pipelineFile)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	file, err := pipefile.ParseFile(pipelineFile, data)
-	if err != nil {
-		return usageError{err}
-	}
-	o.TextField = file.TextField
-	if o.Output == "" {
-		o.Output = file.Output
-	}
-	if file.Workers > 0 {
-		o.Workers = file.Workers
-	}
-	o.Overwrite = o.Overwrite || file.Overwrite
+	inputs := o.mergeFile(file, nil)
 	if o.Output == "" {
 		return usagef("no output: give -o OUT (or `output:` in the pipeline file)")
 	}
 	if dataset.ParseTarget(o.Output).Kind != dataset.Directory {
 		return usagef("launch writes a dataset directory, not one file: %s", o.Output)
 	}
-	cfg, err := o.pipelineConfig(file.Input)
+	cfg, err := o.pipelineConfig(inputs)
 	if err != nil {
 		return err
 	}
