@@ -23,7 +23,7 @@ import (
 // read) and writes each clustered candidate's component. minhash-link:
 // task k takes the components whose root falls to it, reads their
 // members' features and picks the kept documents with
-// stages.KeepInComponent, the rule one process uses, so the clusters are
+// minhash.KeepInComponent, the rule one process uses, so the clusters are
 // the same.
 
 var verifiedSchema = pairSchema
@@ -73,14 +73,6 @@ func (t *task) eachFeature(g int, want func(doc int32) bool, fn func(doc int32, 
 	return nil
 }
 
-// similarity is how stage g's parameters compare two candidates.
-func similarity(p stages.MinHashParams, a, b []uint32) float64 {
-	if p.Verify == "jaccard" {
-		return minhash.Jaccard(a, b)
-	}
-	return minhash.EstimateJaccard(a, b)
-}
-
 func (t *task) minhashVerify() error {
 	k, g := t.index, t.phase.Stage
 	p, off, err := t.minhashSetup(g)
@@ -98,7 +90,7 @@ func (t *task) minhashVerify() error {
 	if err != nil {
 		return err
 	}
-	pairs = stages.SortPairs(pairs)
+	pairs = minhash.SortPairs(pairs)
 	needed := map[int32]bool{}
 	for _, pr := range pairs {
 		needed[pr[0]], needed[pr[1]] = true, true
@@ -111,7 +103,7 @@ func (t *task) minhashVerify() error {
 	defer b.Release()
 	counts := pairCounts{Pairs: len(pairs)}
 	for _, pr := range pairs {
-		if similarity(p, feats[pr[0]], feats[pr[1]]) < p.Threshold {
+		if p.Verify.Similarity(feats[pr[0]], feats[pr[1]]) < p.Threshold {
 			continue
 		}
 		counts.Linked++
@@ -138,7 +130,7 @@ func (t *task) minhashComponents() error {
 		i, _ := slices.BinarySearch(cands, d)
 		return int32(i)
 	}
-	uf := stages.NewUnionFind(len(cands))
+	uf := minhash.NewUnionFind(len(cands))
 	for k := 0; k < t.plan.phaseOf(MinHashVerify, g).Tasks; k++ {
 		err := readParquet(t.mem, t.phaseFile(MinHashVerify, g, k, "verified.parquet"), nil, func(rec arrow.RecordBatch) error {
 			a, b := rec.Column(0).(*array.Int32), rec.Column(1).(*array.Int32)
@@ -209,14 +201,14 @@ func (t *task) minhashLink() error {
 	for i := range docs {
 		lens[i], rep[i] = feats[i].len, int32(i)
 	}
-	sim := func(a, b int32) float64 { return similarity(p, feats[a].vals, feats[b].vals) }
+	sim := func(a, b int32) float64 { return p.Verify.Similarity(feats[a].vals, feats[b].vals) }
 	roots := make([]int32, 0, len(components))
 	for r := range components {
 		roots = append(roots, r)
 	}
 	slices.Sort(roots)
 	for _, r := range roots {
-		stages.KeepInComponent(p, components[r], lens, rep, sim)
+		minhash.KeepInComponent(components[r], p.Threshold, p.Keep, lens, rep, sim)
 	}
 	size := make([]int32, len(docs))
 	for _, r := range rep {

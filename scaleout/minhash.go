@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
 )
@@ -178,9 +179,9 @@ func (t *task) minhashBucket() error {
 		return err
 	}
 	lo, hi := bandRange(p.Bands, r, t.phase.Tasks)
-	entries := make([][]stages.BucketEntry, hi-lo)
+	entries := make([][]minhash.BucketEntry, hi-lo)
 	for band := range entries {
-		entries[band] = make([]stages.BucketEntry, 0, off[len(off)-1])
+		entries[band] = make([]minhash.BucketEntry, 0, off[len(off)-1])
 	}
 	for s := range t.plan.Shards {
 		doc := int32(off[s])
@@ -189,7 +190,7 @@ func (t *task) minhashBucket() error {
 			for i := 0; i < col.Len(); i++ {
 				raw := col.Value(i)
 				for band := lo; band < hi; band++ {
-					entries[band-lo] = append(entries[band-lo], stages.BucketEntry{Hash: binary.LittleEndian.Uint64(raw[8*band:]), Doc: doc})
+					entries[band-lo] = append(entries[band-lo], minhash.BucketEntry{Hash: binary.LittleEndian.Uint64(raw[8*band:]), Doc: doc})
 				}
 				doc++
 			}
@@ -201,10 +202,10 @@ func (t *task) minhashBucket() error {
 	}
 	var pairs [][2]int32
 	for band := range entries {
-		pairs = stages.BucketPairs(entries[band], pairs)
+		pairs = minhash.BucketPairs(entries[band], pairs)
 		entries[band] = nil
 	}
-	return t.writePairs(t.phaseFile(MinHashBucket, g, r, "pairs.parquet"), stages.SortPairs(pairs))
+	return t.writePairs(t.phaseFile(MinHashBucket, g, r, "pairs.parquet"), minhash.SortPairs(pairs))
 }
 
 func (t *task) writePairs(path string, pairs [][2]int32) error {

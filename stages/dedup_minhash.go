@@ -18,13 +18,30 @@ type MinHashParams struct {
 	// Verify is how a candidate pair is checked: "jaccard" computes the
 	// true n-gram Jaccard similarity (a third pass reads the candidates'
 	// texts), "signature" estimates it from the full signatures.
-	Verify  string `yaml:"verify" json:"verify"`
-	Keep    string `yaml:"keep" json:"keep"` // first or longest
-	IDField string `yaml:"id_field" json:"id_field"`
+	Verify  minhash.Verify `yaml:"verify" json:"verify"`
+	Keep    minhash.Keep   `yaml:"keep" json:"keep"` // first or longest
+	IDField string         `yaml:"id_field" json:"id_field"`
 	// SpillDir is where the signatures' Parquet intermediate goes (the
 	// system's temporary directory when empty); it is removed when the
 	// clusters are linked.
 	SpillDir string `yaml:"spill_dir" json:"spill_dir,omitempty"`
+}
+
+// DefaultMinHashParams returns the defaults of MinHash dedup, for the
+// dedup_minhash stage of pipeline files, `sluice dedup minhash` and the
+// demo: 128 permutations in 16 bands over word 5-grams with seed 1, pairs
+// linked at a verified Jaccard similarity of 0.8, the first document of a
+// cluster kept, ids from the id field.
+func DefaultMinHashParams() MinHashParams {
+	p := MinHashParams{
+		Params:    minhash.DefaultParams(),
+		Threshold: 0.8,
+		Verify:    minhash.VerifyJaccard,
+		Keep:      minhash.KeepFirst,
+		IDField:   "id",
+	}
+	p.Seed = 1
+	return p
 }
 
 // MinHashDedup is the last pass: documents that are not their cluster's

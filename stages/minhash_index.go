@@ -53,15 +53,11 @@ func NewMinHashIndex(p MinHashParams) (*MinHashIndex, error) {
 	if !(p.Threshold > 0 && p.Threshold <= 1) { // NaN too
 		return nil, fmt.Errorf("threshold %v must be in (0, 1]", p.Threshold)
 	}
-	switch p.Verify {
-	case "jaccard", "signature":
-	default:
-		return nil, fmt.Errorf("verify must be jaccard or signature, not %q", p.Verify)
+	if err := p.Verify.Validate(); err != nil {
+		return nil, err
 	}
-	switch p.Keep {
-	case "first", "longest":
-	default:
-		return nil, fmt.Errorf("keep must be first or longest, not %q", p.Keep)
+	if err := p.Keep.Validate(); err != nil {
+		return nil, err
 	}
 	h, err := minhash.NewHasher(p.Params)
 	if err != nil {
@@ -74,7 +70,7 @@ func NewMinHashIndex(p MinHashParams) (*MinHashIndex, error) {
 func (x *MinHashIndex) Docs() int { return len(x.pos) }
 
 // NeedsShingles reports whether the verify pass must run before Link.
-func (x *MinHashIndex) NeedsShingles() bool { return x.p.Verify == "jaccard" }
+func (x *MinHashIndex) NeedsShingles() bool { return x.p.Verify == minhash.VerifyJaccard }
 
 // doc returns the document at position pos, once Candidates sorted them.
 func (x *MinHashIndex) doc(pos uint64) (int32, bool) {
@@ -220,16 +216,16 @@ func (x *MinHashIndex) Candidates() [][2]int32 {
 	x.pos, x.lens, x.bands = pos, lens, bands
 	order = nil
 
-	entries := make([]BucketEntry, n)
+	entries := make([]minhash.BucketEntry, n)
 	var pairs [][2]int32
 	for band := 0; band < b; band++ {
 		for i := range entries {
-			entries[i] = BucketEntry{bands[i*b+band], int32(i)}
+			entries[i] = minhash.BucketEntry{Hash: bands[i*b+band], Doc: int32(i)}
 		}
-		pairs = BucketPairs(entries, pairs)
+		pairs = minhash.BucketPairs(entries, pairs)
 	}
 	entries = nil
-	pairs = SortPairs(pairs)
+	pairs = minhash.SortPairs(pairs)
 	x.Pairs = len(pairs)
 	x.needed = map[uint64]int32{}
 	for _, p := range pairs {
@@ -237,53 +233,6 @@ func (x *MinHashIndex) Candidates() [][2]int32 {
 		x.needed[x.pos[p[1]]] = p[1]
 	}
 	return pairs
-}
-
-// BucketEntry is one document's hash in one band.
-type BucketEntry struct {
-	Hash uint64
-	Doc  int32
-}
-
-// BucketPairs appends to pairs the candidate pairs of one band, given
-// each document's hash in it. The entries are sorted (in place) by hash
-// and document, so that colliding documents are neighbours; each document
-// links to the first of its bucket and to the one before it, so
-// union-find joins the bucket without k² pairs.
-func BucketPairs(entries []BucketEntry, pairs [][2]int32) [][2]int32 {
-	slices.SortFunc(entries, func(p, q BucketEntry) int {
-		if c := cmp.Compare(p.Hash, q.Hash); c != 0 {
-			return c
-		}
-		return cmp.Compare(p.Doc, q.Doc)
-	})
-	n := len(entries)
-	for start := 0; start < n; {
-		end := start + 1
-		for end < n && entries[end].Hash == entries[start].Hash {
-			end++
-		}
-		for j := start + 1; j < end; j++ {
-			pairs = append(pairs, [2]int32{entries[start].Doc, entries[j].Doc})
-			if j > start+1 {
-				pairs = append(pairs, [2]int32{entries[j-1].Doc, entries[j].Doc})
-			}
-		}
-		start = end
-	}
-	return pairs
-}
-
-// SortPairs sorts candidate pairs and drops repeats (a pair found in
-// several bands).
-func SortPairs(pairs [][2]int32) [][2]int32 {
-	slices.SortFunc(pairs, func(p, q [2]int32) int {
-		if c := cmp.Compare(p[0], q[0]); c != 0 {
-			return c
-		}
-		return cmp.Compare(p[1], q[1])
-	})
-	return slices.Compact(pairs)
 }
 
 // Need sets the documents whose shingle sets the verify pass collects:
@@ -365,112 +314,19 @@ func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, rec a
 }
 
 // Link verifies the candidate pairs, joins the documents of linked pairs
-// by union-find and picks the document each cluster keeps.
+// by union-find and picks the document each cluster keeps
+// (minhash.LinkPairs).
 func (x *MinHashIndex) Link(pairs [][2]int32) {
-	sim := func(a, b int32) float64 {
-		if x.p.Verify == "jaccard" {
-			return minhash.Jaccard(x.shingles[a], x.shingles[b])
-		}
-		return minhash.EstimateJaccard(x.sigs[a], x.sigs[b])
+	features := x.sigs
+	if x.p.Verify == minhash.VerifyJaccard {
+		features = x.shingles
 	}
-	x.rep, x.Linked = LinkPairs(x.p, len(x.pos), pairs, x.lens, sim)
+	sim := func(a, b int32) float64 { return x.p.Verify.Similarity(features[a], features[b]) }
+	x.rep, x.Linked = minhash.LinkPairs(len(x.pos), pairs, x.p.Threshold, x.p.Keep, x.lens, sim)
 	x.shingles, x.sigs, x.needed = nil, nil, nil
 	x.size = make([]int32, len(x.rep))
 	for _, r := range x.rep {
 		x.size[r]++
-	}
-}
-
-// UnionFind joins documents numbered 0 to n-1 into components; a
-// component's root is its smallest number once Union is done.
-type UnionFind []int32
-
-// NewUnionFind returns n documents, each its own component.
-func NewUnionFind(n int) UnionFind {
-	u := make(UnionFind, n)
-	for i := range u {
-		u[i] = int32(i)
-	}
-	return u
-}
-
-// Find returns a's root, halving the path on the way.
-func (u UnionFind) Find(a int32) int32 {
-	for u[a] != a {
-		u[a] = u[u[a]]
-		a = u[a]
-	}
-	return a
-}
-
-// Union joins the components of a and b under the smaller root.
-func (u UnionFind) Union(a, b int32) {
-	ra, rb := u.Find(a), u.Find(b)
-	if ra != rb {
-		u[max(ra, rb)] = min(ra, rb)
-	}
-}
-
-// LinkPairs verifies the candidate pairs among n documents (numbered in
-// input order), joins the documents of pairs at or above the threshold by
-// union-find and picks the documents each component keeps. It returns,
-// for each document, the kept document of its cluster (itself when it is
-// kept or in no cluster), and the number of pairs that linked. lens are
-// the documents' text lengths, for keep longest.
-func LinkPairs(p MinHashParams, n int, pairs [][2]int32, lens []uint32, sim func(a, b int32) float64) ([]int32, int) {
-	uf := NewUnionFind(n)
-	linked := 0
-	for _, pr := range pairs {
-		if sim(pr[0], pr[1]) < p.Threshold {
-			continue
-		}
-		linked++
-		uf.Union(pr[0], pr[1])
-	}
-	// The members of each component of two or more, in input order.
-	count := make([]int32, n)
-	for i := range count {
-		count[uf.Find(int32(i))]++
-	}
-	components := map[int32][]int32{}
-	for i := 0; i < n; i++ {
-		if r := uf.Find(int32(i)); count[r] > 1 {
-			components[r] = append(components[r], int32(i))
-		}
-	}
-	uf, count = nil, nil
-	rep := make([]int32, n)
-	for i := range rep {
-		rep[i] = int32(i)
-	}
-	for _, members := range components {
-		KeepInComponent(p, members, lens, rep, sim)
-	}
-	return rep, linked
-}
-
-// KeepInComponent picks the kept documents of one linked component (its
-// members in input order, indexes into lens and rep): the first by the
-// keep rule (input order, or length then input order) keeps
-// every member at or above the threshold against it; the members left form
-// the next cluster, and so on. So every removed document is a near
-// duplicate of the document kept in its place, not only linked to it
-// through others (A like B and B like C does not make A like C).
-func KeepInComponent(p MinHashParams, members []int32, lens []uint32, rep []int32, sim func(a, b int32) float64) {
-	if p.Keep == "longest" {
-		slices.SortStableFunc(members, func(a, b int32) int { return cmp.Compare(lens[b], lens[a]) })
-	}
-	for len(members) > 0 {
-		kept := members[0]
-		var left []int32
-		for _, m := range members[1:] {
-			if sim(kept, m) >= p.Threshold {
-				rep[m] = kept
-			} else {
-				left = append(left, m)
-			}
-		}
-		members = left
 	}
 }
 

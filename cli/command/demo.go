@@ -13,7 +13,6 @@ import (
 
 	"github.com/sluice-data/sluice/demo"
 	"github.com/sluice-data/sluice/io/dataset"
-	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/kernels/tokenize"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
@@ -108,8 +107,8 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	cfg.Inputs[0].Name = demoInput
 	// Near duplicates (exact copies included) go first: MinHash links the
 	// clusters in passes over the input, then its filter leads the pipeline.
-	mh := stages.MinHashParams{Params: minhash.DefaultParams(), Threshold: 0.8, Verify: "jaccard", Keep: "first", IDField: co.IDField}
-	mh.Seed = 1
+	mh := stages.DefaultMinHashParams()
+	mh.IDField = co.IDField
 	near, err := stages.NewGlobalMinHash(co.TextField, mh, false)
 	if err != nil {
 		return err

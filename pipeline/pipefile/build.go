@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
@@ -58,7 +57,7 @@ func entries() []entry {
 				return stages.NewExactDedup(c.TextField, p), nil
 			})},
 		entry{"dedup_lines", decoded(func() linesSpec { return linesSpec{} }, newLines)},
-		entry{"dedup_minhash", decoded(defaultMinHash,
+		entry{"dedup_minhash", decoded(stages.DefaultMinHashParams,
 			func(p stages.MinHashParams, c Common) (*stages.GlobalMinHash, error) {
 				return stages.NewGlobalMinHash(c.TextField, p, c.Annotate)
 			})},
@@ -75,12 +74,6 @@ func entries() []entry {
 				return stages.NewURLFilter(p, c.Annotate)
 			})},
 	)
-}
-
-func defaultMinHash() stages.MinHashParams {
-	p := stages.MinHashParams{Params: minhash.DefaultParams(), Threshold: 0.8, Verify: "jaccard", Keep: "first", IDField: "id"}
-	p.Seed = 1
-	return p
 }
 
 // linesSpec is how a pipeline file writes the parameters of line dedup.
