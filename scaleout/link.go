@@ -156,13 +156,13 @@ func (t *task) minhashComponents() error {
 		if size[r] < 2 {
 			continue
 		}
-		w.field(0).(*array.Int32Builder).Append(d)
-		w.field(1).(*array.Int32Builder).Append(cands[r])
-		if err = w.rowDone(); err != nil {
+		w.Field(0).(*array.Int32Builder).Append(d)
+		w.Field(1).(*array.Int32Builder).Append(cands[r])
+		if err = w.RowDone(); err != nil {
 			break
 		}
 	}
-	return w.finish(err)
+	return w.Finish(err)
 }
 
 func (t *task) minhashLink() error {

@@ -101,12 +101,12 @@ func (sw *signedWriter) AddSigned(ctx context.Context, sb stages.SignedBatch) er
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	piece, err := sw.w.encode(rec)
+	piece, err := sw.w.Encode(rec)
 	if err != nil {
 		return err
 	}
 	var addErr error
-	if err := pipeline.InOrder(ctx, func() { addErr = sw.w.add(piece, len(sb.Pos)) }); err != nil {
+	if err := pipeline.InOrder(ctx, func() { addErr = sw.w.Add(piece, len(sb.Pos)) }); err != nil {
 		return err
 	}
 	return addErr
@@ -129,14 +129,14 @@ func (t *task) minhashSign() error {
 	}
 	signer, err := stages.NewMinHashSigner(t.file.TextField, p, &signedWriter{w: w, schema: schema, mem: t.mem})
 	if err != nil {
-		w.abort()
+		w.Abort()
 		return err
 	}
 	if _, err := t.pass(s, append(sts, signer), discard); err != nil {
-		w.abort()
+		w.Abort()
 		return err
 	}
-	return w.commit()
+	return w.Commit()
 }
 
 // offsets returns the number of documents signed before each shard, and
@@ -221,14 +221,14 @@ func (t *task) writePairs(path string, pairs [][2]int32) error {
 		}
 		rec := b.NewRecordBatch()
 		b.Release()
-		err := w.write(rec)
+		err := w.Write(rec)
 		rec.Release()
 		if err != nil {
-			w.abort()
+			w.Abort()
 			return err
 		}
 	}
-	return w.commit()
+	return w.Commit()
 }
 
 // eachPair calls fn with every candidate pair the bucket tasks wrote.

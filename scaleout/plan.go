@@ -50,15 +50,12 @@ type Phase struct {
 	Tasks int    `json:"tasks"`
 }
 
-// Kind is what a phase's tasks do.
+// Kind is what a phase's tasks do: write, merge, or, for a phase a stage
+// declares (pipeline.Sharded), the phase's name among the stage's phases.
 type Kind string
 
 // The phase kinds.
 const (
-	ExactMap          Kind = "exact-map"
-	ExactReduce       Kind = "exact-reduce"
-	LinesMap          Kind = "lines-map"
-	LinesReduce       Kind = "lines-reduce"
 	MinHashSign       Kind = "minhash-sign"
 	MinHashBucket     Kind = "minhash-bucket"
 	MinHashFeatures   Kind = "minhash-features"
@@ -176,17 +173,9 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 		}
 		st.Close()
 		prefix := fmt.Sprintf("s%d-", i)
-		switch st.(type) {
-		case *stages.ExactDedup:
-			p.Phases = append(p.Phases,
-				Phase{Name: prefix + string(ExactMap), Kind: ExactMap, Stage: i, Tasks: shards},
-				Phase{Name: prefix + string(ExactReduce), Kind: ExactReduce, Stage: i, Tasks: tasks})
-		case *stages.GlobalLines:
-			p.Phases = append(p.Phases,
-				Phase{Name: prefix + string(LinesMap), Kind: LinesMap, Stage: i, Tasks: shards},
-				Phase{Name: prefix + string(LinesReduce), Kind: LinesReduce, Stage: i, Tasks: tasks})
+		switch st := st.(type) {
 		case *stages.GlobalMinHash:
-			bands := st.(*stages.GlobalMinHash).Index().Params().Bands
+			bands := st.Index().Params().Bands
 			p.Phases = append(p.Phases,
 				Phase{Name: prefix + string(MinHashSign), Kind: MinHashSign, Stage: i, Tasks: shards},
 				Phase{Name: prefix + string(MinHashBucket), Kind: MinHashBucket, Stage: i, Tasks: min(tasks, bands)},
@@ -194,7 +183,15 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 				Phase{Name: prefix + string(MinHashVerify), Kind: MinHashVerify, Stage: i, Tasks: tasks},
 				Phase{Name: prefix + string(MinHashComponents), Kind: MinHashComponents, Stage: i, Tasks: 1},
 				Phase{Name: prefix + string(MinHashLink), Kind: MinHashLink, Stage: i, Tasks: tasks})
-		case stages.Global:
+		case pipeline.Sharded:
+			for _, sp := range st.Sharding().Phases {
+				n := shards
+				if !sp.PerShard() {
+					n = sp.Tasks(shards, tasks)
+				}
+				p.Phases = append(p.Phases, Phase{Name: prefix + sp.Name, Kind: Kind(sp.Name), Stage: i, Tasks: n})
+			}
+		case pipeline.Global:
 			return nil, fmt.Errorf("%s: stage %s cannot run as sharded tasks yet; run it with `sluice run`", spec.Where, spec.Name)
 		}
 	}
@@ -275,7 +272,7 @@ func (p *Plan) phaseOf(k Kind, stage int) Phase {
 			return ph
 		}
 	}
-	panic(fmt.Sprintf("scaleout: plan has no %s phase for stage %d", k, stage))
+	panic(fmt.Sprintf("scaleout: plan has no %s phase for stage %d", k, stage)) // the plan was built with it
 }
 
 // path returns a path under the output directory.

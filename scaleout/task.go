@@ -107,14 +107,6 @@ func (t *task) clean() error {
 
 func (t *task) run() error {
 	switch t.phase.Kind {
-	case ExactMap:
-		return t.exactMap()
-	case ExactReduce:
-		return t.exactReduce()
-	case LinesMap:
-		return t.linesMap()
-	case LinesReduce:
-		return t.linesReduce()
 	case MinHashSign:
 		return t.minhashSign()
 	case MinHashBucket:
@@ -132,7 +124,56 @@ func (t *task) run() error {
 	case Merge:
 		return t.merge()
 	}
-	return fmt.Errorf("unknown phase kind %q", t.phase.Kind)
+	return t.runDeclared()
+}
+
+// runDeclared runs a phase that its stage declares (pipeline.Sharded).
+func (t *task) runDeclared() error {
+	g := t.phase.Stage
+	if g < 0 || g >= len(t.file.Stages) {
+		return fmt.Errorf("phase %s: unknown phase kind %q", t.phase.Name, t.phase.Kind)
+	}
+	st, err := t.build(g)
+	if err != nil {
+		return err
+	}
+	sh, ok := st.(pipeline.Sharded)
+	if !ok {
+		return fmt.Errorf("phase %s: stage %s declares no sharded phases", t.phase.Name, st.Name())
+	}
+	for _, sp := range sh.Sharding().Phases {
+		if Kind(sp.Name) != t.phase.Kind {
+			continue
+		}
+		var scan pipeline.Scan
+		if sp.PerShard() {
+			s := t.index
+			before, err := t.shardStages(s, g)
+			if err != nil {
+				return err
+			}
+			scan = func(st pipeline.Stage) error {
+				_, err := t.pass(s, append(before, st), discard)
+				return err
+			}
+		}
+		return sp.Run(workspace{t: t, stage: g}, t.index, scan)
+	}
+	return fmt.Errorf("phase %s: stage %s has no phase %q", t.phase.Name, st.Name(), t.phase.Kind)
+}
+
+// workspace is a sharded stage's view of the plan's work folders.
+type workspace struct {
+	t     *task
+	stage int
+}
+
+func (w workspace) Context() context.Context { return w.t.ctx }
+func (w workspace) Mem() memory.Allocator    { return w.t.mem }
+func (w workspace) Shards() int              { return len(w.t.plan.Shards) }
+func (w workspace) Tasks(phase string) int   { return w.t.plan.phaseOf(Kind(phase), w.stage).Tasks }
+func (w workspace) Dir(phase string, i int) string {
+	return w.t.plan.workDir(w.t.plan.phaseOf(Kind(phase), w.stage), i)
 }
 
 func (t *task) common() pipefile.Common {
@@ -154,15 +195,6 @@ func (t *task) shardStages(s, upto int) ([]pipeline.Stage, error) {
 			return nil, err
 		}
 		switch g := st.(type) {
-		case *stages.ExactDedup:
-			if err := t.seedExact(g.Index(), s, i); err != nil {
-				return nil, err
-			}
-		case *stages.GlobalLines:
-			if err := t.seedLines(g.Index(), s, i); err != nil {
-				return nil, err
-			}
-			st = g.Filter()
 		case *stages.GlobalMinHash:
 			p := g.Index().Params()
 			clusters, err := t.shardClusters(s, i, p)
@@ -172,6 +204,12 @@ func (t *task) shardStages(s, upto int) ([]pipeline.Stage, error) {
 			f := stages.NewMinHashClusterFilter(t.file.TextField, p, clusters)
 			f.Annotate = g.Annotate
 			st = f
+		case pipeline.Sharded:
+			if filter := g.Sharding().Filter; filter != nil {
+				if st, err = filter(workspace{t: t, stage: i}, s); err != nil {
+					return nil, err
+				}
+			}
 		}
 		built = append(built, st)
 	}

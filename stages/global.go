@@ -4,18 +4,6 @@ import (
 	"github.com/sluice-data/sluice/pipeline"
 )
 
-// Global is a stage that must see the whole corpus before it can decide
-// about one row (deduplication). Prepare runs its passes through scan,
-// which reads every row through the stages before this one followed by the
-// given stage and writes nothing; Filter is then the stage that takes its
-// place in the pipeline. Because the stages before it run in the passes
-// too, a row has the same position in every pass.
-type Global interface {
-	pipeline.Stage
-	Prepare(scan func(pipeline.Stage) error) error
-	Filter() pipeline.Stage
-}
-
 // GlobalLines is line dedup as one pipeline stage.
 type GlobalLines struct {
 	*DedupLines
@@ -28,7 +16,7 @@ func NewGlobalLines(textField string, p LinesParams) *GlobalLines {
 	return &GlobalLines{DedupLines: NewDedupLines(textField, p, index), scan: NewLinesScan(textField, p, index)}
 }
 
-func (g *GlobalLines) Prepare(scan func(pipeline.Stage) error) error { return scan(g.scan) }
+func (g *GlobalLines) Prepare(scan pipeline.Scan) error { return scan(g.scan) }
 func (g *GlobalLines) Filter() pipeline.Stage                        { return g.DedupLines }
 
 // GlobalMinHash is MinHash dedup as one pipeline stage.
@@ -52,7 +40,7 @@ func NewGlobalMinHash(textField string, p MinHashParams, annotate bool) (*Global
 // intermediate), collects the candidates' shingles or signatures to verify
 // them, links the clusters, and reads the clustered documents' ids and
 // similarities back. The intermediate is removed before it returns.
-func (g *GlobalMinHash) Prepare(scan func(pipeline.Stage) error) (err error) {
+func (g *GlobalMinHash) Prepare(scan pipeline.Scan) (err error) {
 	x := g.index
 	if x.spill, err = newSigSpill(x.p.SpillDir, x.p.NumPerm); err != nil {
 		return err

@@ -144,7 +144,7 @@ func runDedupLines(ctx context.Context, o *DedupOptions, args, command []string,
 
 // runGlobal runs a command made of one global stage: its passes over the
 // input, then the writing pass with its filter.
-func runGlobal(ctx context.Context, cfg pipeline.Config, g stages.Global, command []string, s Streams, show bool) (*dataset.Manifest, error) {
+func runGlobal(ctx context.Context, cfg pipeline.Config, g pipeline.Global, command []string, s Streams, show bool) (*dataset.Manifest, error) {
 	cfg.Stages = []pipeline.Stage{g}
 	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, show); err != nil {
 		return nil, err

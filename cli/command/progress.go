@@ -12,7 +12,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/pipeline"
-	"github.com/sluice-data/sluice/stages"
 	"golang.org/x/term"
 )
 
@@ -74,32 +73,20 @@ func runPipeline(ctx context.Context, cfg pipeline.Config, command []string) (*d
 	return pipeline.Run(ctx, cfg, command, Version)
 }
 
-// prepareGlobals runs the passes of each global stage (dedup) among built:
-// it reads the corpus through the stages before it, writing nothing, then
-// its filter takes its place in built.
+// prepareGlobals runs the passes of each global stage (dedup) among built
+// (pipeline.PrepareGlobals): each pass reads the corpus through the stages
+// before it, writing nothing, then its filter takes its place in built.
 func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.Stage, command []string, s Streams, show bool) error {
-	for i, st := range built {
-		g, ok := st.(stages.Global)
-		if !ok {
-			continue
+	return pipeline.PrepareGlobals(built, func(sts []pipeline.Stage, label string) error {
+		pass := cfg
+		pass.Target = dataset.Target{Kind: dataset.Discard}
+		pass.Stages = sts
+		if u, ok := sts[0].(pipeline.ColumnUser); ok && len(sts) == 1 {
+			pass.Columns = u.Columns()
 		}
-		prefix := built[:i]
-		err := g.Prepare(func(scan pipeline.Stage) error {
-			pass := cfg
-			pass.Target = dataset.Target{Kind: dataset.Discard}
-			pass.Stages = append(append([]pipeline.Stage(nil), prefix...), scan)
-			if u, ok := scan.(pipeline.ColumnUser); ok && len(prefix) == 0 {
-				pass.Columns = u.Columns()
-			}
-			_, err := runWithProgress(ctx, pass, command, s, show, scan.Name())
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		built[i] = g.Filter()
-	}
-	return nil
+		_, err := runWithProgress(ctx, pass, command, s, show, label)
+		return err
+	})
 }
 
 // printStageCounts prints each stage's rows in and out and its removals

@@ -1,0 +1,76 @@
+package pipeline
+
+import "github.com/sluice-data/sluice/pipeline/shard"
+
+// Scan runs a pass over the whole input (or one shard of it): the stages
+// before a global stage, then the given stage, writing nothing.
+type Scan func(Stage) error
+
+// Global is a stage that must see the whole corpus before it can decide
+// about one row (line dedup, near dedup). In one process, Prepare runs its
+// passes through scan; Filter is then the stage that takes its place in the
+// pipeline. Because the stages before it run in the passes too, a row has
+// the same position in every pass.
+type Global interface {
+	Stage
+	Prepare(scan Scan) error
+	Filter() Stage
+}
+
+// Sharded is a stage that runs as array tasks in phases of its own (see
+// scaleout): it declares them, and builds each shard's filter from what
+// they wrote. A stage that decides in one ordered pass in one process
+// (exact dedup) can be Sharded without being Global.
+type Sharded interface {
+	Stage
+	Sharding() Sharding
+}
+
+// Sharding is how a stage runs as array tasks: its phases, run in order
+// after the phases of the stages before it, then the filter that takes its
+// place in each shard's write.
+type Sharding struct {
+	Phases []ShardPhase
+	// Filter builds shard s's filter from the phases' files; the stage
+	// itself when nil.
+	Filter func(w shard.Workspace, s int) (Stage, error)
+}
+
+// ShardPhase is one phase of a sharded stage: an array of tasks.
+type ShardPhase struct {
+	// Name names the phase among the stage's phases (e.g. "exact-map");
+	// its folders are Workspace.Dir(Name, task).
+	Name string
+	// Tasks returns the number of tasks for a plan of shards shards and
+	// tasks tasks; nil means one task per shard, whose Run gets a Scan
+	// over that shard.
+	Tasks func(shards, tasks int) int
+	// Run runs task i. scan is set for a phase of one task per shard.
+	Run func(w shard.Workspace, i int, scan Scan) error
+}
+
+// PerShard reports whether the phase has one task per shard.
+func (p ShardPhase) PerShard() bool { return p.Tasks == nil }
+
+// PrepareGlobals runs, in one process, the passes of each global stage
+// among built, in order, and puts its filter in its place. run runs one
+// pass: cfg with the stages given and nothing written (label names the
+// pass for progress). The stages before a global stage run in its passes,
+// already prepared.
+func PrepareGlobals(built []Stage, run func(stages []Stage, label string) error) error {
+	for i, st := range built {
+		g, ok := st.(Global)
+		if !ok {
+			continue
+		}
+		prefix := built[:i]
+		err := g.Prepare(func(scan Stage) error {
+			return run(append(append([]Stage(nil), prefix...), scan), scan.Name())
+		})
+		if err != nil {
+			return err
+		}
+		built[i] = g.Filter()
+	}
+	return nil
+}
