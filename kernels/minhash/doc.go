@@ -84,6 +84,25 @@
 // 256-bit register, 16 maps a pass; elsewhere, and with the purego build
 // tag, Go code computes the same values.
 //
+// # Clusters
+//
+// Turning candidate pairs into clusters works on plain slices of document
+// numbers (documents numbered 0..n-1 in input order), so one process and
+// the tasks of a sharded run make the same clusters. BucketPairs turns one
+// band's (hash, document) entries into candidate pairs, each document of a
+// bucket paired with the bucket's first and with the one before it, and
+// SortPairs drops the pairs several bands found. A pair links when its
+// similarity, Verify.Similarity (VerifyJaccard: Jaccard of the shingle
+// sets; VerifySignature: EstimateJaccard of the signatures), is at or
+// above the threshold. LinkPairs joins linked documents by union-find
+// (UnionFind) and KeepInComponent picks the kept documents of each
+// component: the first by Keep (KeepFirst: input order; KeepLongest:
+// length, then input order) keeps every member at or above the threshold
+// against it, and the members left form the next cluster, so a removed
+// document is always a near duplicate of the document kept in its place.
+// Verify and Keep read and write as the strings "jaccard", "signature",
+// "first" and "longest"; ParseVerify, ParseKeep and Validate check them.
+//
 // # Use
 //
 // A Hasher never changes after NewHasher and is safe for concurrent use.
