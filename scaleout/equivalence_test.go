@@ -1,12 +1,15 @@
 package scaleout
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/schema"
 )
 
 // The pipelines the equivalence tests run: plain stages, each global
@@ -197,5 +200,42 @@ func TestOneParquetFileIsSlicedAndGivesTheRowsOfOneProcess(t *testing.T) {
 	}
 	if next != 15 {
 		t.Errorf("slices end at row group %d, the file has 15", next)
+	}
+}
+
+// With a schema file (--schema), nothing is inferred at launch: every
+// task reads the file, and the rows are those of one process with it.
+// A task that cannot read it fails, naming it.
+func TestTasksReadTheGivenSchemaFile(t *testing.T) {
+	dir := t.TempDir()
+	inputs := scan(t, corpus(t, dir, 4, 20))
+	schemaFile := filepath.Join(dir, "schema.json")
+	if err := os.WriteFile(schemaFile, []byte(`{"id": "string", "text": "string", "n": "int"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := baseConfig(inputs)
+	cfg.SchemaFile = schemaFile
+	var err error
+	if cfg.Schema, err = schema.Parse([]byte(`{"id": "string", "text": "string", "n": "int"}`)); err != nil {
+		t.Fatal(err)
+	}
+	single := filepath.Join(dir, "single")
+	runSingle(t, exactPipeline, cfg, single)
+	out := filepath.Join(dir, "out")
+	p := runScaled(t, exactPipeline, cfg, out, 2)
+	if p.Settings.Schema != "" || p.Settings.SchemaFile != schemaFile {
+		t.Errorf("settings: schema %q, file %q; want the file only", p.Settings.Schema, p.Settings.SchemaFile)
+	}
+	compareDatasets(t, "schema file", readDataset(t, out), readDataset(t, single))
+
+	for name, text := range map[string]string{"missing": "", "not a schema": `["text"]`} {
+		os.Remove(schemaFile)
+		if text != "" {
+			os.WriteFile(schemaFile, []byte(text), 0o644)
+		}
+		p, _ := newPlan(t, exactPipeline, cfg, filepath.Join(dir, "out-"+strings.ReplaceAll(name, " ", "-")), 2)
+		if _, err := RunTask(context.Background(), p, p.Phases[0].Name, 0, testVersion, ""); err == nil || !strings.Contains(err.Error(), "schema.json") {
+			t.Errorf("schema file %s: %v, want an error naming it", name, err)
+		}
 	}
 }
