@@ -239,3 +239,18 @@ func TestTasksReadTheGivenSchemaFile(t *testing.T) {
 		}
 	}
 }
+
+// Shards without rows (an empty file, a file of lines that are not JSON)
+// still give the rows of one process.
+func TestShardsWithoutRowsGiveTheRowsOfOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	in := corpus(t, dir, 4, 20)
+	os.WriteFile(filepath.Join(in, "part-01b.jsonl"), nil, 0o644)
+	os.WriteFile(filepath.Join(in, "part-99.jsonl"), []byte("{bad\n{also bad\n"), 0o644)
+	inputs := scan(t, in)
+	checkEquivalent(t, allPipeline, inputs, []int{len(inputs)}, func(t *testing.T, want datasetRows) {
+		if len(want.Quarantine) != 3 {
+			t.Fatalf("quarantine %q, want 3 lines", want.Quarantine)
+		}
+	})
+}
