@@ -8,10 +8,39 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// pageCodec compresses Parquet pages with zstd frames that carry no
-// checksum: a page is already covered by the file's own structure, and
-// hashing every byte a second time costs a few percent of the write.
-// Decoding and streaming are left to arrow-go's codec.
+// Parquet writers pick their codec from arrow-go's registry, one codec per
+// compression for the whole process, and hand it nothing but the page and
+// the writer's compression level. So that one writer can compress its
+// pages its own way without changing what any other writer does, the zstd
+// entry of the registry is pageCodec: arrow-go's own zstd codec, except for
+// pages whose level carries checksumFreeLevel, which writerProps adds when
+// Options ask for frames without checksums (the default). The registry is
+// filled once, at initialization, before any writer or reader can be
+// looking codecs up in it.
+
+// checksumFreeLevel is added to a writer's compression level to ask for
+// zstd frames without checksums. Real levels are far smaller.
+const checksumFreeLevel = 1 << 24
+
+// withoutChecksums marks a compression level as asking for frames without
+// checksums.
+func withoutChecksums(level int) int { return level + checksumFreeLevel }
+
+// checksumFree reports whether level asks for frames without checksums,
+// and returns the compression level it carries.
+func checksumFree(level int) (int, bool) {
+	if level > checksumFreeLevel/2 {
+		return level - checksumFreeLevel, true
+	}
+	return level, false
+}
+
+// pageCodec compresses the pages of writers that ask for it with zstd
+// frames that carry no checksum: a page is already covered by the file's
+// own structure, and hashing every byte a second time costs a few percent
+// of the write. Every other page, and all decoding and streaming, is left
+// to arrow-go's codec, so writers that do not ask write what arrow-go
+// writes.
 type pageCodec struct {
 	compress.Codec
 	mu    sync.Mutex
@@ -24,6 +53,14 @@ func init() {
 		panic(err) // arrow-go always registers zstd
 	}
 	compress.RegisterCodec(compress.Codecs.Zstd, &pageCodec{Codec: base, pools: map[zstd.EncoderLevel]*sync.Pool{}})
+}
+
+// pageCodecRegistered reports whether pageCodec is the zstd codec arrow-go
+// uses, which nothing but a later RegisterCodec can change.
+func pageCodecRegistered() bool {
+	c, err := compress.GetCodec(compress.Codecs.Zstd)
+	_, ok := c.(*pageCodec)
+	return err == nil && ok
 }
 
 func (c *pageCodec) pool(level zstd.EncoderLevel) *sync.Pool {
@@ -41,20 +78,16 @@ func (c *pageCodec) pool(level zstd.EncoderLevel) *sync.Pool {
 	return p
 }
 
-func (c *pageCodec) Encode(dst, src []byte) []byte {
-	return c.encode(dst, src, zstd.SpeedDefault)
-}
-
 func (c *pageCodec) EncodeLevel(dst, src []byte, level int) []byte {
+	level, ok := checksumFree(level)
+	if !ok {
+		return c.Codec.EncodeLevel(dst, src, level)
+	}
 	l := zstd.SpeedDefault
 	if level != compress.DefaultCompressionLevel {
 		l = zstd.EncoderLevelFromZstd(level)
 	}
-	return c.encode(dst, src, l)
-}
-
-func (c *pageCodec) encode(dst, src []byte, level zstd.EncoderLevel) []byte {
-	p := c.pool(level)
+	p := c.pool(l)
 	enc := p.Get().(*zstd.Encoder)
 	defer p.Put(enc)
 	return enc.EncodeAll(src, dst[:0])
@@ -78,5 +111,6 @@ func (c *pageCodec) NewWriter(w io.Writer) io.WriteCloser {
 }
 
 func (c *pageCodec) NewWriterLevel(w io.Writer, level int) (io.WriteCloser, error) {
+	level, _ = checksumFree(level)
 	return c.Codec.(compress.StreamingCodec).NewWriterLevel(w, level)
 }
