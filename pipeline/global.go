@@ -34,6 +34,9 @@ type Sharding struct {
 	// Filter builds shard s's filter from the phases' files; the stage
 	// itself when nil.
 	Filter func(w shard.Workspace, s int) (Stage, error)
+	// Report, when set, is what the stage found over the whole input, for
+	// the merged manifest (as Reporter gives it in one process).
+	Report func(w shard.Workspace) (any, error)
 }
 
 // ShardPhase is one phase of a sharded stage: an array of tasks.

@@ -13,7 +13,6 @@ import (
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/schema"
-	"github.com/sluice-data/sluice/stages"
 )
 
 // PlanFile is the plan's name inside the output directory.
@@ -56,14 +55,8 @@ type Kind string
 
 // The phase kinds.
 const (
-	MinHashSign       Kind = "minhash-sign"
-	MinHashBucket     Kind = "minhash-bucket"
-	MinHashFeatures   Kind = "minhash-features"
-	MinHashVerify     Kind = "minhash-verify"
-	MinHashComponents Kind = "minhash-components"
-	MinHashLink       Kind = "minhash-link"
-	Write             Kind = "write"
-	Merge             Kind = "merge"
+	Write Kind = "write"
+	Merge Kind = "merge"
 )
 
 // Settings are how tasks read and write: the effective pipeline.Config
@@ -174,15 +167,6 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 		st.Close()
 		prefix := fmt.Sprintf("s%d-", i)
 		switch st := st.(type) {
-		case *stages.GlobalMinHash:
-			bands := st.Index().Params().Bands
-			p.Phases = append(p.Phases,
-				Phase{Name: prefix + string(MinHashSign), Kind: MinHashSign, Stage: i, Tasks: shards},
-				Phase{Name: prefix + string(MinHashBucket), Kind: MinHashBucket, Stage: i, Tasks: min(tasks, bands)},
-				Phase{Name: prefix + string(MinHashFeatures), Kind: MinHashFeatures, Stage: i, Tasks: shards},
-				Phase{Name: prefix + string(MinHashVerify), Kind: MinHashVerify, Stage: i, Tasks: tasks},
-				Phase{Name: prefix + string(MinHashComponents), Kind: MinHashComponents, Stage: i, Tasks: 1},
-				Phase{Name: prefix + string(MinHashLink), Kind: MinHashLink, Stage: i, Tasks: tasks})
 		case pipeline.Sharded:
 			for _, sp := range st.Sharding().Phases {
 				n := shards

@@ -13,7 +13,6 @@ import (
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
-	"github.com/sluice-data/sluice/stages"
 )
 
 // task is one task of a phase, running.
@@ -107,18 +106,6 @@ func (t *task) clean() error {
 
 func (t *task) run() error {
 	switch t.phase.Kind {
-	case MinHashSign:
-		return t.minhashSign()
-	case MinHashBucket:
-		return t.minhashBucket()
-	case MinHashFeatures:
-		return t.minhashFeatures()
-	case MinHashVerify:
-		return t.minhashVerify()
-	case MinHashComponents:
-		return t.minhashComponents()
-	case MinHashLink:
-		return t.minhashLink()
 	case Write:
 		return t.write()
 	case Merge:
@@ -195,15 +182,6 @@ func (t *task) shardStages(s, upto int) ([]pipeline.Stage, error) {
 			return nil, err
 		}
 		switch g := st.(type) {
-		case *stages.GlobalMinHash:
-			p := g.Index().Params()
-			clusters, err := t.shardClusters(s, i, p)
-			if err != nil {
-				return nil, err
-			}
-			f := stages.NewMinHashClusterFilter(t.file.TextField, p, clusters)
-			f.Annotate = g.Annotate
-			st = f
 		case pipeline.Sharded:
 			if filter := g.Sharding().Filter; filter != nil {
 				if st, err = filter(workspace{t: t, stage: i}, s); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/layout"
+	"github.com/sluice-data/sluice/pipeline"
 )
 
 // The write phase: each shard runs the whole pipeline into its work
@@ -165,13 +166,20 @@ func (t *task) merge() error {
 		}
 	}
 	merged.Inputs = foldSlices(merged.Inputs, p.Inputs)
-	for _, ph := range p.Phases {
-		if ph.Kind == MinHashLink && ph.Stage < len(merged.Stages) {
-			r, err := t.readReport(ph.Stage)
+	for i, spec := range t.file.Stages {
+		if i >= len(merged.Stages) {
+			break
+		}
+		st, err := t.build(i)
+		if err != nil {
+			return err
+		}
+		if sh, ok := st.(pipeline.Sharded); ok && sh.Sharding().Report != nil {
+			r, err := sh.Sharding().Report(workspace{t: t, stage: i})
 			if err != nil {
-				return err
+				return fmt.Errorf("merge: stage %s: %w", spec.Name, err)
 			}
-			merged.Stages[ph.Stage].Report = r
+			merged.Stages[i].Report = r
 		}
 	}
 	if err := merged.Counts.Check(); err != nil {

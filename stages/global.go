@@ -17,7 +17,7 @@ func NewGlobalLines(textField string, p LinesParams) *GlobalLines {
 }
 
 func (g *GlobalLines) Prepare(scan pipeline.Scan) error { return scan(g.scan) }
-func (g *GlobalLines) Filter() pipeline.Stage                        { return g.DedupLines }
+func (g *GlobalLines) Filter() pipeline.Stage           { return g.DedupLines }
 
 // GlobalMinHash is MinHash dedup as one pipeline stage.
 type GlobalMinHash struct {
