@@ -1,9 +1,6 @@
 package pipeline
 
 import (
-	"context"
-	"strconv"
-
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
 )
@@ -14,33 +11,6 @@ type origins struct {
 	files []input.File
 	file  []int32
 	line  []int64
-}
-
-type originsKey struct{}
-
-// RowOrigin returns "<file>:<line>" for row i of the batch a stage is
-// processing: the input file's name and the row's line in it (JSONL) or its
-// row number from 1 (Parquet). It is the id of a row that has no id column.
-// The pipeline follows rows through the stages before this one as long as
-// each reports which rows it kept (Result.Keep); after a stage that removed
-// rows without saying which, it returns "".
-func RowOrigin(ctx context.Context, i int) string {
-	o, _ := ctx.Value(originsKey{}).(*origins)
-	if o == nil || i < 0 || i >= len(o.line) {
-		return ""
-	}
-	return o.files[o.file[i]].Label() + ":" + strconv.FormatInt(o.line[i], 10)
-}
-
-// RowFile returns the name of the input file row i of the batch a stage
-// is processing came from, as RowOrigin names it without the line, or ""
-// when the pipeline does not know it.
-func RowFile(ctx context.Context, i int) string {
-	o, _ := ctx.Value(originsKey{}).(*origins)
-	if o == nil || i < 0 || i >= len(o.line) {
-		return ""
-	}
-	return o.files[o.file[i]].Label()
 }
 
 // jsonlOrigins are the origins of the rows a chunk decoded into: its lines

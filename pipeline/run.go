@@ -109,6 +109,7 @@ type runner struct {
 	m             *dataset.Manifest
 	stages        []dataset.StageCounts
 	quarantinedBy []int64 // per input file
+	turns         *turns  // each stage's turnstile (Batch.InOrder)
 }
 
 // open checks the configuration, claims the output and opens the source
@@ -185,7 +186,8 @@ func (r *runner) close() {
 // writes their results in input order. A failed batch stops the others: a
 // stage may be waiting on an earlier batch's turn (InOrder).
 func (r *runner) stream(ctx context.Context) error {
-	workCtx, cancelWork := context.WithCancel(context.WithValue(ctx, turnsKey{}, newTurns(len(r.cfg.Stages))))
+	r.turns = newTurns(len(r.cfg.Stages))
+	workCtx, cancelWork := context.WithCancel(ctx)
 	defer cancelWork()
 	var seq int64
 	err := columnar.OrderedMap(ctx, r.cfg.Workers,
@@ -329,7 +331,6 @@ func (r *runner) process(ctx context.Context, wi int, u unit) (*done, error) {
 	cfg := r.cfg
 	d.missingText = missingText(rec, cfg.TextField)
 	d.stages = make([]dataset.StageCounts, len(cfg.Stages))
-	ctx = context.WithValue(ctx, batchSeqKey{}, u.seq)
 	var removed []arrow.RecordBatch
 	defer func() {
 		for _, b := range removed {
@@ -339,7 +340,7 @@ func (r *runner) process(ctx context.Context, wi int, u unit) (*done, error) {
 	for i, st := range cfg.Stages {
 		t0 := time.Now()
 		rowsIn := rec.NumRows()
-		res, err := st.Process(context.WithValue(context.WithValue(ctx, originsKey{}, origins), stageIndexKey{}, i), cfg.Mem, rec)
+		res, err := st.Process(ctx, cfg.Mem, &Batch{Rec: rec, Seq: u.seq, origins: origins, turn: &r.turns.stages[i]})
 		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("stage %s: %w", st.Name(), err)

@@ -375,14 +375,14 @@ func TestParquetInputSlice(t *testing.T) {
 type originStage struct{}
 
 func (originStage) Name() string { return "origin" }
-func (originStage) Close() error { return nil }
 func (originStage) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return columnar.SetSchemaFields(in, []arrow.Field{{Name: "origin", Type: arrow.BinaryTypes.String}}), nil
 }
-func (originStage) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (Result, error) {
+func (originStage) Process(ctx context.Context, mem memory.Allocator, batch *Batch) (Result, error) {
+	rec := batch.Rec
 	origins := make([]string, rec.NumRows())
 	for i := range origins {
-		origins[i] = filepath.Base(RowOrigin(ctx, i))
+		origins[i] = filepath.Base(batch.Origin(i))
 	}
 	col := columnar.Strings(mem, origins, false)
 	defer col.Release()

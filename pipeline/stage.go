@@ -4,7 +4,8 @@
 //
 // Ownership: the caller owns the batch it passes to Process and releases it
 // after Process returns; a stage that needs the batch afterwards calls
-// Retain. The batches a stage returns belong to the caller, who releases
+// Retain. A stage holds no resource to release: what a stage creates for a
+// run (a spill file, say) it removes itself before its Prepare returns. The batches a stage returns belong to the caller, who releases
 // them. Stages that hold per-batch state must be safe for concurrent use,
 // since every worker calls Process on its own batches.
 package pipeline
@@ -27,7 +28,7 @@ type Result struct {
 	Reasons []string
 	// Keep, when the stage removed rows, marks the input rows Kept holds,
 	// so that the pipeline can tell later stages where each row came from
-	// (RowOrigin). A stage that leaves it nil still works; the stages after
+	// (Batch.Origin). A stage that leaves it nil still works; the stages after
 	// it then see no origins.
 	Keep []bool
 	// Inserted counts rows the stage added to Kept (rows of its own, not
@@ -54,8 +55,9 @@ type Stage interface {
 	Name() string
 	// OutputSchema returns the schema of kept batches for input schema in.
 	OutputSchema(in *arrow.Schema) (*arrow.Schema, error)
-	Process(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (Result, error)
-	Close() error
+	// Process maps one batch; see Batch for what the pipeline tells a
+	// stage of it.
+	Process(ctx context.Context, mem memory.Allocator, batch *Batch) (Result, error)
 }
 
 // Configurer is implemented by stages that report their effective
@@ -76,16 +78,4 @@ type ColumnUser interface {
 // manifest once every batch was processed.
 type Reporter interface {
 	Report() any
-}
-
-type batchSeqKey struct{}
-
-// BatchSeq returns the place in input order of the batch a stage is
-// processing: batches are numbered from 0 as they are read, the same way on
-// every run with the same inputs and batch options, whatever the number of
-// workers. Global stages use it (with the row's index in the batch as it
-// came from the reader) to tell which of two equal rows came first.
-func BatchSeq(ctx context.Context) int64 {
-	seq, _ := ctx.Value(batchSeqKey{}).(int64)
-	return seq
 }

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"sync"
 )
 
@@ -18,9 +17,6 @@ type turnstile struct {
 	waiting map[int64]chan struct{}
 }
 
-type turnsKey struct{}
-type stageIndexKey struct{}
-
 func newTurns(stages int) *turns {
 	t := &turns{stages: make([]turnstile, stages)}
 	for i := range t.stages {
@@ -29,21 +25,9 @@ func newTurns(stages int) *turns {
 	return t
 }
 
-// InOrder runs step for the batch a stage is processing once step has run
-// for every earlier batch at this stage, so that a stage can make a
-// decision that depends on all the rows before (keeping the first
-// occurrence of a text) while the rest of its work runs in parallel. A
-// stage that calls InOrder must call it exactly once for every batch, empty
-// ones included. It returns the context's error if the run stops while the
-// batch waits.
-func InOrder(ctx context.Context, step func()) error {
-	t, _ := ctx.Value(turnsKey{}).(*turns)
-	i, ok := ctx.Value(stageIndexKey{}).(int)
-	if t == nil || !ok {
-		return fmt.Errorf("pipeline: InOrder called outside a pipeline run")
-	}
-	ts := &t.stages[i]
-	seq := BatchSeq(ctx)
+// inOrder runs step for batch seq once it has run for every earlier
+// batch at this turnstile (Batch.InOrder).
+func (ts *turnstile) inOrder(ctx context.Context, seq int64, step func()) error {
 	ts.mu.Lock()
 	if seq != ts.next {
 		ch := make(chan struct{})

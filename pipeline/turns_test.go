@@ -24,16 +24,16 @@ type orderStage struct {
 }
 
 func (s *orderStage) Name() string                                         { return "order" }
-func (s *orderStage) Close() error                                         { return nil }
 func (s *orderStage) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) { return in, nil }
-func (s *orderStage) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (Result, error) {
+func (s *orderStage) Process(ctx context.Context, _ memory.Allocator, batch *Batch) (Result, error) {
+	rec := batch.Rec
 	time.Sleep(time.Duration(rand.Intn(3)) * time.Millisecond)
-	if BatchSeq(ctx) == s.fail {
+	if batch.Seq == s.fail {
 		return Result{}, errors.New("planted failure")
 	}
-	err := InOrder(ctx, func() {
+	err := batch.InOrder(ctx, func() {
 		s.mu.Lock()
-		s.turns = append(s.turns, BatchSeq(ctx))
+		s.turns = append(s.turns, batch.Seq)
 		s.mu.Unlock()
 	})
 	if err != nil {

@@ -218,9 +218,6 @@ func runSingle(t *testing.T, text []byte, cfg pipeline.Config, out string) *data
 	cfg.Stages = built
 	cfg.Target = dataset.ParseTarget(out)
 	m, err := pipeline.Run(ctx, cfg, nil, testVersion)
-	for _, st := range built {
-		st.Close()
-	}
 	if err != nil {
 		t.Fatalf("one process: %v", err)
 	}

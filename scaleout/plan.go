@@ -164,7 +164,6 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 		if err != nil {
 			return nil, err
 		}
-		st.Close()
 		prefix := fmt.Sprintf("s%d-", i)
 		switch st := st.(type) {
 		case pipeline.Sharded:

@@ -24,12 +24,11 @@ var errProbed = errors.New("schema known")
 type schemaProbe struct{ s *arrow.Schema }
 
 func (p *schemaProbe) Name() string { return "schema_probe" }
-func (p *schemaProbe) Close() error { return nil }
 func (p *schemaProbe) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	p.s = in
 	return nil, errProbed
 }
-func (p *schemaProbe) Process(context.Context, memory.Allocator, arrow.RecordBatch) (pipeline.Result, error) {
+func (p *schemaProbe) Process(context.Context, memory.Allocator, *pipeline.Batch) (pipeline.Result, error) {
 	return pipeline.Result{}, errProbed
 }
 

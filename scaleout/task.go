@@ -197,11 +197,6 @@ func (t *task) shardStages(s, upto int) ([]pipeline.Stage, error) {
 // pass runs the stages over shard s's inputs into target, and returns
 // the manifest (nil for a shard without inputs).
 func (t *task) pass(s int, sts []pipeline.Stage, target dataset.Target) (*dataset.Manifest, error) {
-	defer func() {
-		for _, st := range sts {
-			st.Close()
-		}
-	}()
 	inputs := t.plan.shardInputs(s)
 	if len(inputs) == 0 {
 		return nil, nil

@@ -115,7 +115,6 @@ func NewClassify(textField string, p ClassifyParams, annotate bool) (*Classify, 
 
 func (s *Classify) Name() string { return "classify_" + s.params.Name }
 func (s *Classify) Config() any  { return s.params }
-func (s *Classify) Close() error { return nil }
 
 // RemovedFields puts the label and score on removed rows too.
 func (s *Classify) RemovedFields() []arrow.Field { return s.fields }
@@ -126,7 +125,8 @@ func (s *Classify) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return labelSchema(in, s.textField, s.fields, s.filtering(), s.annotate)
 }
 
-func (s *Classify) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (s *Classify) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, s.textField)
 	if err != nil {
 		return pipeline.Result{}, err

@@ -125,7 +125,6 @@ func (d *Decontaminate) Report() any {
 }
 
 func (d *Decontaminate) Name() string { return "decontaminate" }
-func (d *Decontaminate) Close() error { return nil }
 
 func (d *Decontaminate) Config() any {
 	sets := make([]string, len(d.index.Sets))
@@ -161,7 +160,8 @@ func (d *Decontaminate) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, nil
 }
 
-func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, d.textField)
 	if err != nil {
 		return pipeline.Result{}, err
@@ -184,17 +184,17 @@ func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, rec a
 	n := text.Len()
 	hits := make([]int64, n)
 	found := make([][]int, n)
-	var batch contam.Batch
+	var tally contam.Batch
 	var buf []int
 	for i := 0; i < n; i++ {
 		var source string
 		if sources != nil {
 			source = sources[i]
 		} else { // no source column (OutputSchema let that pass): by input file
-			source = pipeline.RowFile(ctx, i)
+			source = batch.File(i)
 		}
 		if text.IsNull(i) {
-			batch.Row(position(ctx, i), "", source, nil)
+			tally.Row(position(batch, i), "", source, nil)
 			continue
 		}
 		var h int
@@ -203,11 +203,11 @@ func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, rec a
 		hits[i], found[i] = int64(h), buf[start:len(buf):len(buf)]
 		id := ""
 		if len(found[i]) > 0 {
-			id = rowID(ctx, ids, i)
+			id = rowID(batch, ids, i)
 		}
-		batch.Row(position(ctx, i), id, source, found[i])
+		tally.Row(position(batch, i), id, source, found[i])
 	}
-	d.tally.Add(&batch)
+	d.tally.Add(&tally)
 
 	names := func(exs []int, b *array.ListBuilder) {
 		b.Append(true)

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/contam"
 	"github.com/sluice-data/sluice/internal/arrowtest"
+	"github.com/sluice-data/sluice/pipeline"
 )
 
 const leakedQuestion = "Which of the following best describes the function of the mitochondria in eukaryotic cells during aerobic respiration?"
@@ -35,7 +36,7 @@ func TestDecontaminateBatch(t *testing.T) {
 		if _, err := st.OutputSchema(s); err != nil {
 			t.Fatal(err)
 		}
-		res, err := st.Process(context.Background(), mem, rec)
+		res, err := st.Process(context.Background(), mem, pipeline.NewBatch(rec, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

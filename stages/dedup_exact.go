@@ -72,7 +72,7 @@ type ExactParams struct {
 
 // ExactDedup keeps the first row of every distinct text in one pass: each
 // worker hashes its batch, then the batches take their turns in input
-// order (pipeline.InOrder) to look their hashes up and record the new
+// order (pipeline.Batch.InOrder) to look their hashes up and record the new
 // ones, so the first occurrence wins whatever the number of workers. A
 // later row goes to removed/ with _reason exact_dup and _dup_of naming the
 // kept row's id. Rows without text are kept. Run again over the same input
@@ -106,13 +106,12 @@ func (d *ExactDedup) hashes(rec arrow.RecordBatch) ([]texthash.Hash, []bool, err
 	return hs, valid, nil
 }
 
-func position(ctx context.Context, row int) uint64 {
-	return uint64(pipeline.BatchSeq(ctx))<<32 | uint64(row)
+func position(batch *pipeline.Batch, row int) uint64 {
+	return uint64(batch.Seq)<<32 | uint64(row)
 }
 
 func (d *ExactDedup) Name() string { return "dedup_exact" }
 func (d *ExactDedup) Config() any  { return d.params }
-func (d *ExactDedup) Close() error { return nil }
 func (d *ExactDedup) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, d.textField)
 }
@@ -121,7 +120,8 @@ var dupOfField = arrow.Field{Name: DupOfColumn, Type: arrow.BinaryTypes.String, 
 
 func (d *ExactDedup) RemovedFields() []arrow.Field { return []arrow.Field{dupOfField} }
 
-func (d *ExactDedup) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (d *ExactDedup) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	hs, valid, err := d.hashes(rec)
 	if err != nil {
 		return pipeline.Result{}, err
@@ -129,7 +129,7 @@ func (d *ExactDedup) Process(ctx context.Context, mem memory.Allocator, rec arro
 	ids := idColumn(rec, d.params.IDField)
 	keep := make([]bool, len(hs))
 	var dupOf []string
-	err = pipeline.InOrder(ctx, func() {
+	err = batch.InOrder(ctx, func() {
 		x := d.index
 		x.mu.Lock()
 		defer x.mu.Unlock()
@@ -138,10 +138,10 @@ func (d *ExactDedup) Process(ctx context.Context, mem memory.Allocator, rec arro
 				keep[i] = true
 				continue
 			}
-			pos := position(ctx, i)
+			pos := position(batch, i)
 			first, seen := x.m[h]
 			if !seen {
-				first = firstSeen{pos: pos, id: rowID(ctx, ids, i)}
+				first = firstSeen{pos: pos, id: rowID(batch, ids, i)}
 				x.m[h] = first
 			}
 			keep[i] = first.pos == pos

@@ -131,12 +131,12 @@ func NewLinesScan(textField string, p LinesParams, index *LineIndex) *LinesScan 
 
 func (s *LinesScan) Name() string      { return "dedup_lines_scan" }
 func (s *LinesScan) Columns() []string { return []string{s.textField} }
-func (s *LinesScan) Close() error      { return nil }
 func (s *LinesScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
 }
 
-func (s *LinesScan) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (s *LinesScan) Process(ctx context.Context, _ memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, s.textField)
 	if err != nil {
 		return pipeline.Result{}, err
@@ -145,17 +145,17 @@ func (s *LinesScan) Process(ctx context.Context, _ memory.Allocator, rec arrow.R
 		h   uint64
 		pos uint64
 	}
-	var batch []seen
+	var lines []seen
 	for row := 0; row < text.Len(); row++ {
 		if text.IsNull(row) {
 			continue
 		}
-		rowPos := position(ctx, row)
+		rowPos := position(batch, row)
 		s.params.lines(valueBytes(text, row), func(i, _, _ int, h uint64) {
-			batch = append(batch, seen{h, linePos(rowPos, i)})
+			lines = append(lines, seen{h, linePos(rowPos, i)})
 		})
 	}
-	for _, l := range batch {
+	for _, l := range lines {
 		sh := &s.index.shards[l.h%uint64(len(s.index.shards))]
 		sh.mu.Lock()
 		if c := sh.count[l.h]; c < 255 {
@@ -189,7 +189,6 @@ func NewDedupLines(textField string, p LinesParams, index *LineIndex) *DedupLine
 
 func (d *DedupLines) Name() string { return "dedup_lines" }
 func (d *DedupLines) Config() any  { return d.params }
-func (d *DedupLines) Close() error { return nil }
 func (d *DedupLines) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, d.textField)
 }
@@ -205,7 +204,8 @@ func (d *DedupLines) drop(h, pos uint64) bool {
 	return !d.params.KeepFirst || sh.first[h] != pos
 }
 
-func (d *DedupLines) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (d *DedupLines) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, idx, err := textColumn(rec, d.textField)
 	if err != nil {
 		return pipeline.Result{}, err
@@ -222,7 +222,7 @@ func (d *DedupLines) Process(ctx context.Context, mem memory.Allocator, rec arro
 			continue
 		}
 		src := valueBytes(text, row)
-		rowPos := position(ctx, row)
+		rowPos := position(batch, row)
 		out = out[:0]
 		last, dropped := 0, 0
 		d.params.lines(src, func(i, start, end int, h uint64) {

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/pipeline"
 )
 
 // dedupLines runs both passes of line dedup over texts, one batch, and
@@ -30,12 +31,12 @@ func dedupLines(t *testing.T, p LinesParams, texts []string) (kept []string, rem
 
 	index := NewLineIndex()
 	ctx := context.Background()
-	scan, err := NewLinesScan("text", p, index).Process(ctx, mem, rec)
+	scan, err := NewLinesScan("text", p, index).Process(ctx, mem, pipeline.NewBatch(rec, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	scan.Kept.Release()
-	res, err := NewDedupLines("text", p, index).Process(ctx, mem, rec)
+	res, err := NewDedupLines("text", p, index).Process(ctx, mem, pipeline.NewBatch(rec, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ type Membership struct {
 }
 
 // ClusterLookup finds the cluster of the document at a position
-// (pipeline.BatchSeq << 32 | row); ok is false for a document that was not
+// (pipeline.Batch.Seq << 32 | row); ok is false for a document that was not
 // signed (no words), which is kept.
 type ClusterLookup interface {
 	Cluster(pos uint64) (m Membership, ok bool)
@@ -114,7 +114,6 @@ func (d *MinHashDedup) Report() any {
 	}
 	return d.index.Report()
 }
-func (d *MinHashDedup) Close() error { return nil }
 func (d *MinHashDedup) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	if d.Annotate {
 		return columnar.SetSchemaFields(in, minhashAnnotations), checkTextField(in, d.textField)
@@ -126,13 +125,14 @@ var clusterField = arrow.Field{Name: "_cluster", Type: arrow.PrimitiveTypes.Int6
 
 func (d *MinHashDedup) RemovedFields() []arrow.Field { return []arrow.Field{dupOfField, clusterField} }
 
-func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	if d.Annotate {
 		cluster, size := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
 		defer cluster.Release()
 		defer size.Release()
 		for i := 0; i < int(rec.NumRows()); i++ {
-			m, ok := d.clusters.Cluster(position(ctx, i))
+			m, ok := d.clusters.Cluster(position(batch, i))
 			if !ok || m.Size < 2 {
 				cluster.AppendNull()
 				size.AppendNull()
@@ -151,7 +151,7 @@ func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, rec ar
 	cb := array.NewInt64Builder(mem)
 	defer cb.Release()
 	for i := range keep {
-		m, ok := d.clusters.Cluster(position(ctx, i))
+		m, ok := d.clusters.Cluster(position(batch, i))
 		keep[i] = !ok || m.Kept
 		if !keep[i] {
 			dupOf = append(dupOf, m.KeptID)

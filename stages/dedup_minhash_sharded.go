@@ -123,7 +123,7 @@ type signedWriter struct {
 	mem    memory.Allocator
 }
 
-func (sw *signedWriter) AddSigned(ctx context.Context, sb SignedBatch) error {
+func (sw *signedWriter) AddSigned(ctx context.Context, batch *pipeline.Batch, sb SignedBatch) error {
 	b := array.NewRecordBuilder(sw.mem, sw.schema)
 	defer b.Release()
 	b.Field(0).(*array.Uint64Builder).AppendValues(sb.Pos, nil)
@@ -152,7 +152,7 @@ func (sw *signedWriter) AddSigned(ctx context.Context, sb SignedBatch) error {
 		return err
 	}
 	var addErr error
-	if err := pipeline.InOrder(ctx, func() { addErr = sw.w.Add(piece, len(sb.Pos)) }); err != nil {
+	if err := batch.InOrder(ctx, func() { addErr = sw.w.Add(piece, len(sb.Pos)) }); err != nil {
 		return err
 	}
 	return addErr

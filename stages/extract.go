@@ -67,7 +67,6 @@ func NewExtract(textField string, p ExtractParams, annotate bool) (*Extract, err
 
 func (e *Extract) Name() string { return "extract" }
 func (e *Extract) Config() any  { return e.params }
-func (e *Extract) Close() error { return nil }
 
 func (e *Extract) addedFields() []arrow.Field {
 	str := arrow.BinaryTypes.String
@@ -101,7 +100,8 @@ func (e *Extract) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return columnar.SetSchemaFields(out, e.addedFields()), nil
 }
 
-func (e *Extract) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (e *Extract) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	pi := rec.Schema().FieldIndices(e.params.PayloadField)[0]
 	var payload *array.Binary
 	switch c := rec.Column(pi).(type) {

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/warc"
+	"github.com/sluice-data/sluice/pipeline"
 	"golang.org/x/text/encoding/japanese"
 )
 
@@ -75,7 +76,7 @@ func TestExtractStage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := st.Process(context.Background(), mem, rec)
+		res, err := st.Process(context.Background(), mem, pipeline.NewBatch(rec, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +142,7 @@ func TestURLFilterStage(t *testing.T) {
 		{"conversion", "https://ham.example/", "", "four"},
 	})
 	defer rec.Release()
-	res, err := st.Process(context.Background(), mem, rec)
+	res, err := st.Process(context.Background(), mem, pipeline.NewBatch(rec, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,6 @@ func sortedUnique(v []string) []string {
 
 func (s *Lang) Name() string { return "lang" }
 func (s *Lang) Config() any  { return s.params }
-func (s *Lang) Close() error { return nil }
 
 var langFields = []arrow.Field{
 	{Name: LangColumn, Type: arrow.BinaryTypes.String, Nullable: true},
@@ -134,7 +133,8 @@ func (s *Lang) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return labelSchema(in, s.textField, langFields, s.filtering(), s.annotate)
 }
 
-func (s *Lang) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (s *Lang) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, s.textField)
 	if err != nil {
 		return pipeline.Result{}, err

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/internal/arrowtest"
 	"github.com/sluice-data/sluice/kernels/langid"
+	"github.com/sluice-data/sluice/pipeline"
 )
 
 var langTexts = []*string{
@@ -81,7 +82,7 @@ func TestLangStage(t *testing.T) {
 			t.Fatal(err)
 		}
 		return langProcess(t, mem, st, func() (arrow.RecordBatch, arrow.RecordBatch, []string, error) {
-			res, err := st.Process(ctx, mem, rec)
+			res, err := st.Process(ctx, mem, pipeline.NewBatch(rec, 0))
 			return res.Kept, res.Removed, res.Reasons, err
 		}, rec.Schema())
 	}
@@ -147,7 +148,7 @@ func TestClassifyStage(t *testing.T) {
 			t.Fatal(err)
 		}
 		kept, removed, reasons := langProcess(t, mem, st, func() (arrow.RecordBatch, arrow.RecordBatch, []string, error) {
-			res, err := st.Process(context.Background(), mem, rec)
+			res, err := st.Process(context.Background(), mem, pipeline.NewBatch(rec, 0))
 			return res.Kept, res.Removed, res.Reasons, err
 		}, rec.Schema())
 		if annotate {

@@ -39,7 +39,6 @@ func NewProbeSample(textField, idField, sourceField string, s *memorize.Sampler)
 func (p *ProbeSample) HasDupCounts() bool { return p.hasDup }
 
 func (p *ProbeSample) Name() string { return "memorize_probes" }
-func (p *ProbeSample) Close() error { return nil }
 func (p *ProbeSample) Config() any  { return p.sampler.Params() }
 
 func (p *ProbeSample) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
@@ -59,7 +58,8 @@ func (p *ProbeSample) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, nil
 }
 
-func (p *ProbeSample) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (p *ProbeSample) Process(ctx context.Context, _ memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, p.textField)
 	if err != nil {
 		return pipeline.Result{}, err
@@ -81,7 +81,7 @@ func (p *ProbeSample) Process(ctx context.Context, _ memory.Allocator, rec arrow
 		if text.IsNull(i) {
 			continue
 		}
-		d := memorize.Doc{ID: rowID(ctx, ids, i), Pos: position(ctx, i), Text: valueBytes(text, i)}
+		d := memorize.Doc{ID: rowID(batch, ids, i), Pos: position(batch, i), Text: valueBytes(text, i)}
 		if sources != nil {
 			d.Source = sources[i]
 		}
@@ -111,18 +111,18 @@ func NewTextRowCount(textField string) *TextRowCount {
 }
 
 func (c *TextRowCount) Name() string { return "count_text_rows" }
-func (c *TextRowCount) Close() error { return nil }
 func (c *TextRowCount) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, c.textField)
 }
 
-func (c *TextRowCount) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (c *TextRowCount) Process(ctx context.Context, _ memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, c.textField)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
 	c.mu.Lock()
-	c.perBatch[pipeline.BatchSeq(ctx)] = int64(text.Len() - text.NullN())
+	c.perBatch[batch.Seq] = int64(text.Len() - text.NullN())
 	c.mu.Unlock()
 	rec.Retain()
 	return pipeline.Result{Kept: rec}, nil
@@ -177,7 +177,6 @@ func NewCanarySplice(textField, idField string, canaries []memorize.Canary, plan
 }
 
 func (c *CanarySplice) Name() string { return "memorize_canaries" }
-func (c *CanarySplice) Close() error { return nil }
 func (c *CanarySplice) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, c.textField)
 }
@@ -190,17 +189,18 @@ func (c *CanarySplice) Canaries() []memorize.Canary {
 	return c.canaries
 }
 
-func (c *CanarySplice) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (c *CanarySplice) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, col, err := textColumn(rec, c.textField)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	first, ok := c.first[pipeline.BatchSeq(ctx)]
+	first, ok := c.first[batch.Seq]
 	if !ok {
-		return pipeline.Result{}, fmt.Errorf("batch %d was not counted in the first pass (the input changed?)", pipeline.BatchSeq(ctx))
+		return pipeline.Result{}, fmt.Errorf("batch %d was not counted in the first pass (the input changed?)", batch.Seq)
 	}
 	if c.AsRows {
-		return c.insertRows(ctx, mem, rec, text, col, first)
+		return c.insertRows(ctx, mem, batch, text, col, first)
 	}
 	ids := idColumn(rec, c.idField)
 	b := array.NewStringBuilder(mem)
@@ -220,7 +220,7 @@ func (c *CanarySplice) Process(ctx context.Context, mem memory.Allocator, rec ar
 			b.BinaryBuilder.Append(valueBytes(text, i))
 		} else {
 			b.BinaryBuilder.Append(memorize.Splice(valueBytes(text, i), copies, c.canaries))
-			id := rowID(ctx, ids, i)
+			id := rowID(batch, ids, i)
 			for _, cp := range copies {
 				inserted = append(inserted, struct {
 					canary int
@@ -243,8 +243,9 @@ func (c *CanarySplice) Process(ctx context.Context, mem memory.Allocator, rec ar
 
 // insertRows adds a row of its own after each planned row for each copy
 // planned there. Copies are numbered per canary in input order, which
-// needs the batches in order (pipeline.InOrder).
-func (c *CanarySplice) insertRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, text *array.String, col int, first int64) (pipeline.Result, error) {
+// needs the batches in order (pipeline.Batch.InOrder).
+func (c *CanarySplice) insertRows(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch, text *array.String, col int, first int64) (pipeline.Result, error) {
+	rec := batch.Rec
 	idCol := -1
 	if idx := rec.Schema().FieldIndices(c.idField); len(idx) > 0 {
 		if _, ok := rec.Column(idx[0]).(*array.String); ok {
@@ -278,7 +279,7 @@ func (c *CanarySplice) insertRows(ctx context.Context, mem memory.Allocator, rec
 	}
 	b := array.NewRecordBuilder(mem, rec.Schema())
 	defer b.Release()
-	err := pipeline.InOrder(ctx, func() {
+	err := batch.InOrder(ctx, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.copies == nil {
@@ -302,7 +303,7 @@ func (c *CanarySplice) insertRows(ctx context.Context, mem memory.Allocator, rec
 			recorded = append(recorded, struct {
 				canary int
 				ins    memorize.Insertion
-			}{p.canary, memorize.Insertion{Row: p.row, ID: id, After: rowID(ctx, ids, p.after)}})
+			}{p.canary, memorize.Insertion{Row: p.row, ID: id, After: rowID(batch, ids, p.after)}})
 		}
 	})
 	if err != nil {

@@ -93,7 +93,7 @@ type SignedBatch struct {
 // SignatureSink receives the signing pass's batches, one call per batch
 // (empty ones included), from many workers at once.
 type SignatureSink interface {
-	AddSigned(ctx context.Context, b SignedBatch) error
+	AddSigned(ctx context.Context, batch *pipeline.Batch, b SignedBatch) error
 }
 
 // MinHashScan is the first pass: signatures and band hashes, handed to a
@@ -124,12 +124,12 @@ func NewMinHashSigner(textField string, p MinHashParams, sink SignatureSink) (*M
 
 func (s *MinHashScan) Name() string      { return "dedup_minhash_scan" }
 func (s *MinHashScan) Columns() []string { return []string{s.textField, s.p.IDField} }
-func (s *MinHashScan) Close() error      { return nil }
 func (s *MinHashScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
 }
 
-func (s *MinHashScan) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (s *MinHashScan) Process(ctx context.Context, _ memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, s.textField)
 	if err != nil {
 		return pipeline.Result{}, err
@@ -151,12 +151,12 @@ func (s *MinHashScan) Process(ctx context.Context, _ memory.Allocator, rec arrow
 		}
 		out.Bands = s.hasher.BandHashes(sig, out.Bands)
 		keptSigs = append(keptSigs, sig...) // in place: never ahead of sig
-		out.Pos = append(out.Pos, position(ctx, i))
+		out.Pos = append(out.Pos, position(batch, i))
 		out.Lens = append(out.Lens, uint32(min(len(text.Value(i)), 1<<32-1)))
-		out.IDs = append(out.IDs, rowID(ctx, idCol, i))
+		out.IDs = append(out.IDs, rowID(batch, idCol, i))
 	}
 	out.Sigs = keptSigs
-	if err := s.sink.AddSigned(ctx, out); err != nil {
+	if err := s.sink.AddSigned(ctx, batch, out); err != nil {
 		return pipeline.Result{}, err
 	}
 	rec.Retain()
@@ -165,7 +165,7 @@ func (s *MinHashScan) Process(ctx context.Context, _ memory.Allocator, rec arrow
 
 // AddSigned spills the batch's ids and signatures and keeps its
 // positions, lengths and band hashes.
-func (x *MinHashIndex) AddSigned(_ context.Context, b SignedBatch) error {
+func (x *MinHashIndex) AddSigned(_ context.Context, _ *pipeline.Batch, b SignedBatch) error {
 	if err := x.spill.add(b.Pos, b.IDs, b.Sigs); err != nil {
 		return err
 	}
@@ -188,11 +188,11 @@ func idColumn(rec arrow.RecordBatch, field string) *array.String {
 // rowID returns a copy of row i's id (the index outlives the batch, whose
 // memory an uncopied id would pin), or "<file>:<line>" when the row has no
 // id.
-func rowID(ctx context.Context, ids *array.String, i int) string {
+func rowID(batch *pipeline.Batch, ids *array.String, i int) string {
 	if ids != nil && ids.IsValid(i) {
 		return strings.Clone(ids.Value(i))
 	}
-	return pipeline.RowOrigin(ctx, i)
+	return batch.Origin(i)
 }
 
 // Candidates orders the documents by position (so numbering is the same
@@ -274,12 +274,12 @@ func NewMinHashShingles(textField string, index *MinHashIndex) *MinHashShingles 
 
 func (s *MinHashShingles) Name() string      { return "dedup_minhash_verify" }
 func (s *MinHashShingles) Columns() []string { return []string{s.textField} }
-func (s *MinHashShingles) Close() error      { return nil }
 func (s *MinHashShingles) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
 }
 
-func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, s.textField)
 	if err != nil {
 		return pipeline.Result{}, err
@@ -289,7 +289,7 @@ func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, rec a
 	found := map[int32][]uint32{}
 	var sh []uint64
 	for i := 0; i < text.Len(); i++ {
-		doc, ok := x.needed[position(ctx, i)]
+		doc, ok := x.needed[position(batch, i)]
 		if !ok || text.IsNull(i) {
 			continue
 		}

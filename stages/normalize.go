@@ -38,13 +38,13 @@ func NewNormalize(textField string, p NormalizeParams) (*Normalize, error) {
 
 func (n *Normalize) Name() string { return "normalize" }
 func (n *Normalize) Config() any  { return n.params }
-func (n *Normalize) Close() error { return nil }
 
 func (n *Normalize) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, n.textField)
 }
 
-func (n *Normalize) Process(_ context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (n *Normalize) Process(_ context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, idx, err := textColumn(rec, n.textField)
 	if err != nil {
 		return pipeline.Result{}, err

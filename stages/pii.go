@@ -64,7 +64,6 @@ func NewPII(textField string, p PIIParams) (*PII, error) {
 
 func (s *PII) Name() string { return "pii" }
 func (s *PII) Config() any  { return s.params }
-func (s *PII) Close() error { return nil }
 
 func (s *PII) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	if err := checkTextField(in, s.textField); err != nil {
@@ -73,7 +72,8 @@ func (s *PII) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return columnar.SetSchemaFields(in, s.fields), nil
 }
 
-func (s *PII) Process(_ context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (s *PII) Process(_ context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, idx, err := textColumn(rec, s.textField)
 	if err != nil {
 		return pipeline.Result{}, err

@@ -57,7 +57,6 @@ func NewQuality(textField, name string, c quality.Config, annotate bool) (*Quali
 
 func (q *Quality) Name() string { return q.filter.Name() }
 func (q *Quality) Config() any  { return q.rules }
-func (q *Quality) Close() error { return nil }
 
 func (q *Quality) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	if err := checkTextField(in, q.textField); err != nil {
@@ -71,7 +70,8 @@ func (q *Quality) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 
 func (q *Quality) signalFields() []arrow.Field { return q.fields }
 
-func (q *Quality) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (q *Quality) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, idx, err := textColumn(rec, q.textField)
 	if err != nil {
 		return pipeline.Result{}, err

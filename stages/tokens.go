@@ -60,7 +60,6 @@ func NewTokens(textField, tokenizer string, newCounter func() TokenCounter, grou
 }
 
 func (t *Tokens) Name() string { return "tokens" }
-func (t *Tokens) Close() error { return nil }
 func (t *Tokens) Config() any {
 	return map[string]any{"tokenizer": t.tokenizer, "group_by": t.groupBy, "add_column": t.addColumn}
 }
@@ -82,7 +81,8 @@ func (t *Tokens) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return columnar.SetSchemaFields(in, []arrow.Field{tokensField}), nil
 }
 
-func (t *Tokens) Process(_ context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (t *Tokens) Process(_ context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	text, _, err := textColumn(rec, t.textField)
 	if err != nil {
 		return pipeline.Result{}, err

@@ -76,7 +76,6 @@ func NewURLFilter(p URLFilterParams, annotate bool) (*URLFilter, error) {
 
 func (u *URLFilter) Name() string { return "url_filter" }
 func (u *URLFilter) Config() any  { return u.params }
-func (u *URLFilter) Close() error { return nil }
 
 func (u *URLFilter) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	idx := in.FieldIndices(u.params.URLField)
@@ -92,7 +91,8 @@ func (u *URLFilter) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, nil
 }
 
-func (u *URLFilter) Process(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch) (pipeline.Result, error) {
+func (u *URLFilter) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
+	rec := batch.Rec
 	col := rec.Column(rec.Schema().FieldIndices(u.params.URLField)[0]).(*array.String)
 	reasons := make([]string, col.Len())
 	for i := range reasons {
