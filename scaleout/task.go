@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -53,6 +54,9 @@ func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, 
 	if err != nil {
 		return false, err
 	}
+	if err := plan.checkPhases(file); err != nil {
+		return false, err
+	}
 	host, _ := os.Hostname()
 	m := Marker{Phase: ph.Name, Index: index, Host: host, PID: os.Getpid(), Log: log, Started: now()}
 	if err := plan.writeMarker(ph, index, running, m); err != nil {
@@ -75,6 +79,34 @@ func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, 
 	}
 	os.Remove(plan.markerPath(ph, index, running))
 	return err == nil, err
+}
+
+// checkPhases makes sure the plan holds every phase its stages declare,
+// and the write and merge: a plan edited by hand or written by another
+// version is refused before any task runs.
+func (p *Plan) checkPhases(file *pipefile.File) error {
+	has := map[string]bool{}
+	for _, ph := range p.Phases {
+		has[fmt.Sprintf("%d/%s", ph.Stage, ph.Kind)] = true
+	}
+	want := []string{"-1/" + string(Write), "-1/" + string(Merge)}
+	for i, spec := range file.Stages {
+		st, err := pipefile.Build(spec, pipefile.Common{TextField: file.TextField, Annotate: file.Annotate, Profile: file.Profile})
+		if err != nil {
+			return err
+		}
+		if sh, ok := st.(pipeline.Sharded); ok {
+			for _, sp := range sh.Sharding().Phases {
+				want = append(want, fmt.Sprintf("%d/%s", i, sp.Name))
+			}
+		}
+	}
+	for _, w := range want {
+		if !has[w] {
+			return fmt.Errorf("the plan has no %s phase for stage %s (written by another version, or edited?); launch again with --overwrite", w[strings.Index(w, "/")+1:], w[:strings.Index(w, "/")])
+		}
+	}
+	return nil
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339) }

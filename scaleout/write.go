@@ -225,8 +225,10 @@ func Clear(dir string) error {
 			return err
 		}
 	}
-	if err := os.RemoveAll(filepath.Join(dir, "_work")); err != nil {
-		return err
+	for _, own := range []string{"_work", "_logs", "_jobs"} { // the launch's own folders
+		if err := os.RemoveAll(filepath.Join(dir, own)); err != nil {
+			return err
+		}
 	}
 	for _, pattern := range []string{PlanFile, "data/part-*-*.parquet", "removed/part-*-*.parquet", "quarantine-*.jsonl", "manifest-*.json"} {
 		paths, _ := filepath.Glob(filepath.Join(dir, pattern))
@@ -243,7 +245,7 @@ func Clear(dir string) error {
 }
 
 // outputFiles lists the files of a launch's output under dir, relative to
-// it: what its merged manifest claims.
+// it: what its merged manifest claims, the dataset's files only.
 func outputFiles(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -254,7 +256,9 @@ func outputFiles(dir string) ([]string, error) {
 		if err != nil || rel == "." {
 			return err
 		}
-		if layout.IsHidden(rel) {
+		if layout.IsHidden(rel) || strings.HasPrefix(rel, "_") {
+			// Hidden files, and the launch's own bookkeeping (_plan.json,
+			// _work/, _logs/, _jobs/), which Clear removes by name.
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
