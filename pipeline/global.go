@@ -55,11 +55,19 @@ type ShardPhase struct {
 // PerShard reports whether the phase has one task per shard.
 func (p ShardPhase) PerShard() bool { return p.Tasks == nil }
 
+// Resetter is implemented by stages that count rows for a report (tokens
+// by group, contamination by source): Reset forgets what they counted, so
+// that a report covers the writing pass alone, not also the passes of a
+// global stage after them, which run them again.
+type Resetter interface {
+	Reset()
+}
+
 // PrepareGlobals runs, in one process, the passes of each global stage
 // among built, in order, and puts its filter in its place. run runs one
-// pass: cfg with the stages given and nothing written (label names the
-// pass for progress). The stages before a global stage run in its passes,
-// already prepared.
+// pass: the stages given, nothing written (label names the pass for
+// progress). The stages before a global stage run in its passes, already
+// prepared, and are reset afterwards (Resetter).
 func PrepareGlobals(built []Stage, run func(stages []Stage, label string) error) error {
 	for i, st := range built {
 		g, ok := st.(Global)
@@ -72,6 +80,11 @@ func PrepareGlobals(built []Stage, run func(stages []Stage, label string) error)
 		})
 		if err != nil {
 			return err
+		}
+		for _, before := range prefix {
+			if r, ok := before.(Resetter); ok {
+				r.Reset()
+			}
 		}
 		built[i] = g.Filter()
 	}

@@ -113,6 +113,9 @@ func (d *Decontaminate) Contamination() contam.Report {
 
 // Report is the manifest's summary of Contamination: the counts per
 // evaluation set and per source, without the examples found.
+// Reset forgets the rows counted so far (pipeline.Resetter).
+func (d *Decontaminate) Reset() { d.tally = contam.NewTally(d.index) }
+
 func (d *Decontaminate) Report() any {
 	r := d.Contamination()
 	sets := make([]contam.SetReport, len(r.EvalSets))

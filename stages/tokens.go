@@ -155,6 +155,13 @@ func (t *Tokens) Process(_ context.Context, mem memory.Allocator, batch *pipelin
 }
 
 // Groups returns the aggregates sorted by key, and their total.
+// Reset forgets the counts so far (pipeline.Resetter).
+func (t *Tokens) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.groups = map[string]*TokenGroup{}
+}
+
 func (t *Tokens) Groups() ([]*TokenGroup, *TokenGroup) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

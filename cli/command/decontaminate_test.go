@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -185,5 +186,46 @@ func TestDecontaminatePipelineFileAndErrors(t *testing.T) {
 	errb.Reset()
 	if code := Main([]string{"sluice", "decontaminate", corpus, "--eval", eval, "--min-fraction", "2", "-o", filepath.Join(dir, "o")}, nil, &out, &errb); code != 2 {
 		t.Fatalf("--min-fraction 2: exit %d, %s", code, errb.String())
+	}
+}
+
+// TestDecontaminationBeforeAGlobalStage: a decontamination stage before
+// line dedup runs in line dedup's counting pass too; its report still
+// counts each row once, and the same pipeline launched as tasks keeps and
+// removes the same rows as one process.
+func TestDecontaminationBeforeAGlobalStage(t *testing.T) {
+	bin := sluiceBinary(t) // built from the module, before leaving it
+	dir := t.TempDir()
+	t.Chdir(dir)
+	leak := "the marsh is never silent even in the dead hours before dawn there is always the tick and seep of water finding its way back"
+	var b strings.Builder
+	for i := 0; i < 50; i++ {
+		text := fmt.Sprintf("row %d has words of its own, unlike every other row of the file", i)
+		if i%10 == 0 {
+			text = leak
+		}
+		fmt.Fprintf(&b, `{"id":"%d","text":%q}`+"\n", i, text+"\nshared footer line here\n")
+	}
+	writeFiles(t, map[string]string{
+		"in.jsonl":   b.String(),
+		"eval.jsonl": `{"id":"e1","question":"` + leak + `"}` + "\n",
+		"p.yaml":     "input: [in.jsonl]\nstages:\n  - decontaminate: {eval: [eval.jsonl], ngram: 8}\n  - dedup_lines: {min_line_chars: 3}\n",
+	})
+	runMain(t, "run", "p.yaml", "-o", "single", "--no-progress")
+	var rep struct {
+		Scanned      int64 `json:"rows_scanned"`
+		Contaminated int64 `json:"rows_contaminated"`
+	}
+	data, err := os.ReadFile("single/contamination.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Scanned != 50 || rep.Contaminated != 5 {
+		t.Fatalf("report: %+v %v; want 50 rows scanned, 5 contaminated", rep, err)
+	}
+	runMain(t, "launch", "p.yaml", "-o", "tasks", "--tasks", "3", "--executor", "local", "--sluice-binary", bin)
+	one, many := readDataset(t, "single"), readDataset(t, "tasks")
+	if len(one.Kept) != 45 || !reflect.DeepEqual(one.Kept, many.Kept) || !reflect.DeepEqual(one.Removed, many.Removed) {
+		t.Fatalf("launch kept %d removed %d rows, one process %d and %d, or they differ", len(many.Kept), len(many.Removed), len(one.Kept), len(one.Removed))
 	}
 }
