@@ -53,7 +53,10 @@ type RemovedFielder interface {
 // in the _stage column of removed rows.
 type Stage interface {
 	Name() string
-	// OutputSchema returns the schema of kept batches for input schema in.
+	// OutputSchema returns the schema of kept batches for input schema in,
+	// or why the stage cannot take such batches. It is a pure function of
+	// in: it does not change the stage, and Process finds what it needs in
+	// each batch's own schema.
 	OutputSchema(in *arrow.Schema) (*arrow.Schema, error)
 	// Process maps one batch; see Batch for what the pipeline tells a
 	// stage of it.

@@ -63,7 +63,6 @@ type Decontaminate struct {
 	// sourceIfPresent: a missing source column means a breakdown by input
 	// file rather than an error (the default source field).
 	sourceIfPresent bool
-	hasSource       bool
 	matchers        sync.Pool
 }
 
@@ -149,11 +148,8 @@ func (d *Decontaminate) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	if err := checkTextField(in, d.textField); err != nil {
 		return nil, err
 	}
-	d.hasSource = false
-	if d.p.SourceField != "" {
-		if _, err := columnar.MemberField(in, d.p.SourceField); err == nil {
-			d.hasSource = true
-		} else if !d.sourceIfPresent {
+	if d.p.SourceField != "" && !d.sourceIfPresent {
+		if _, err := columnar.MemberField(in, d.p.SourceField); err != nil {
 			return nil, fmt.Errorf("source field: %w", err)
 		}
 	}
@@ -163,6 +159,15 @@ func (d *Decontaminate) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, nil
 }
 
+// hasSource reports whether batches of schema s have the source field.
+func (d *Decontaminate) hasSource(s *arrow.Schema) bool {
+	if d.p.SourceField == "" {
+		return false
+	}
+	_, err := columnar.MemberField(s, d.p.SourceField)
+	return err == nil
+}
+
 func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {
 	rec := batch.Rec
 	text, _, err := textColumn(rec, d.textField)
@@ -170,7 +175,7 @@ func (d *Decontaminate) Process(ctx context.Context, mem memory.Allocator, batch
 		return pipeline.Result{}, err
 	}
 	var sources []string
-	if d.hasSource {
+	if d.hasSource(rec.Schema()) {
 		col, err := columnar.Member(rec, d.p.SourceField)
 		if err != nil {
 			return pipeline.Result{}, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,7 +27,7 @@ const DupCountColumn = "minhash_cluster_size"
 type ProbeSample struct {
 	textField, idField, sourceField string
 	sampler                         *memorize.Sampler
-	hasSource, hasDup               bool
+	sawDup                          atomic.Bool // some batch had duplicate counts
 }
 
 // NewProbeSample returns the sampling stage.
@@ -36,7 +37,26 @@ func NewProbeSample(textField, idField, sourceField string, s *memorize.Sampler)
 
 // HasDupCounts reports whether the input has duplicate counts (known once
 // OutputSchema ran).
-func (p *ProbeSample) HasDupCounts() bool { return p.hasDup }
+func (p *ProbeSample) HasDupCounts() bool { return p.sawDup.Load() }
+
+// hasSource reports whether batches of schema s have the source field.
+func (p *ProbeSample) hasSource(s *arrow.Schema) bool {
+	if p.sourceField == "" {
+		return false
+	}
+	_, err := columnar.MemberField(s, p.sourceField)
+	return err == nil
+}
+
+// dupCountColumn returns the index of the int64 duplicate-count column of
+// schema s, or -1.
+func dupCountColumn(s *arrow.Schema) int {
+	idx := s.FieldIndices(DupCountColumn)
+	if len(idx) == 0 || s.Field(idx[0]).Type.ID() != arrow.INT64 {
+		return -1
+	}
+	return idx[0]
+}
 
 func (p *ProbeSample) Name() string { return "memorize_probes" }
 func (p *ProbeSample) Config() any  { return p.sampler.Params() }
@@ -45,14 +65,11 @@ func (p *ProbeSample) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	if err := checkTextField(in, p.textField); err != nil {
 		return nil, err
 	}
-	_, err := columnar.MemberField(in, p.sourceField)
-	p.hasSource = p.sourceField != "" && err == nil
-	if p.sampler.Params().StratifyBy == "source" && !p.hasSource {
+	if p.sampler.Params().StratifyBy == "source" && !p.hasSource(in) {
+		_, err := columnar.MemberField(in, p.sourceField)
 		return nil, fmt.Errorf("cannot stratify by source: %w", err)
 	}
-	idx := in.FieldIndices(DupCountColumn)
-	p.hasDup = len(idx) > 0 && in.Field(idx[0]).Type.ID() == arrow.INT64
-	if p.sampler.Params().StratifyBy == "dup_count" && !p.hasDup {
+	if p.sampler.Params().StratifyBy == "dup_count" && dupCountColumn(in) < 0 {
 		return nil, fmt.Errorf("cannot stratify by dup_count: no int64 column %s (run `sluice dedup minhash --annotate` first)", DupCountColumn)
 	}
 	return in, nil
@@ -65,7 +82,7 @@ func (p *ProbeSample) Process(ctx context.Context, _ memory.Allocator, batch *pi
 		return pipeline.Result{}, err
 	}
 	var sources []string
-	if p.hasSource {
+	if p.hasSource(rec.Schema()) {
 		col, err := columnar.Member(rec, p.sourceField)
 		if err != nil {
 			return pipeline.Result{}, err
@@ -73,8 +90,9 @@ func (p *ProbeSample) Process(ctx context.Context, _ memory.Allocator, batch *pi
 		sources = stringValues(col)
 	}
 	var dups *array.Int64
-	if p.hasDup {
-		dups, _ = rec.Column(rec.Schema().FieldIndices(DupCountColumn)[0]).(*array.Int64)
+	if i := dupCountColumn(rec.Schema()); i >= 0 {
+		dups, _ = rec.Column(i).(*array.Int64)
+		p.sawDup.Store(true)
 	}
 	ids := idColumn(rec, p.idField)
 	for i := 0; i < text.Len(); i++ {
