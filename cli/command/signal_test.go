@@ -61,7 +61,10 @@ func TestInterruptedRunsCleanUp(t *testing.T) {
 			t.Fatalf("first run: %d %s %s", code, o, e)
 		}
 		before := snapshot(t, out)
-		cmd := exec.Command(bin, "dedup", "minhash", in, "-o", out, "--overwrite", "--workers", "1", "--no-progress")
+		// zstd at its slowest keeps the writing pass long enough to be
+		// interrupted in the middle.
+		cmd := exec.Command(bin, "dedup", "minhash", in, "-o", out, "--overwrite", "--workers", "1", "--no-progress",
+			"--compression-level", "22", "--batch-rows", "4096")
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -84,7 +87,7 @@ func TestInterruptedRunsCleanUp(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		code := cmd.ProcessState.ExitCode()
