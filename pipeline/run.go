@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
@@ -115,11 +114,9 @@ type runner struct {
 // open checks the configuration, claims the output and opens the source
 // and the writers; nothing is read past schema inference.
 func open(ctx context.Context, cfg Config, command []string, version string) (_ *runner, err error) {
-	if cfg.Mem == nil {
-		cfg.Mem = memory.DefaultAllocator
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if len(cfg.Inputs) == 0 {
 		return nil, input.ErrNoInput

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
-	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
 	"github.com/sluice-data/sluice/schema"
@@ -78,36 +77,24 @@ type Settings struct {
 	MaxLineBytes int      `json:"max_line_bytes"`
 	TextField    string   `json:"text_field"`
 	WARCTypes    []string `json:"warc_types,omitempty"`
-	MaxFileRows  int64    `json:"max_file_rows"`
-	MaxFileBytes int64    `json:"max_file_bytes"`
-	Compression  string   `json:"compression"`
-	Level        int      `json:"compression_level,omitempty"`
-	NoDictionary []string `json:"no_dictionary,omitempty"`
-	PageBytes    int64    `json:"page_bytes,omitempty"`
+	// Output is how every task writes, as the run was configured.
+	Output dataset.Options `json:"output"`
 }
 
 // SettingsOf takes the settings of cfg.
 func SettingsOf(cfg pipeline.Config) Settings {
 	return Settings{Workers: cfg.Workers, BatchRows: cfg.BatchRows, BatchBytes: cfg.BatchBytes, InferRows: cfg.InferRows,
 		SchemaFile: cfg.SchemaFile, Strict: cfg.Strict, RepairUTF8: cfg.RepairUTF8, MaxDepth: cfg.MaxDepth,
-		MaxLineBytes: cfg.MaxLineBytes, TextField: cfg.TextField, WARCTypes: cfg.WARCTypes,
-		MaxFileRows: cfg.Output.MaxFileRows, MaxFileBytes: cfg.Output.MaxFileBytes,
-		Compression: cfg.Output.Parquet.Codec.String(), Level: cfg.Output.Parquet.Level,
-		NoDictionary: cfg.Output.Parquet.NoDictionary, PageBytes: cfg.Output.Parquet.PageBytes}
+		MaxLineBytes: cfg.MaxLineBytes, TextField: cfg.TextField, WARCTypes: cfg.WARCTypes, Output: cfg.Output}
 }
 
 // config returns the pipeline configuration of the settings over inputs.
 func (s Settings) config(inputs []input.File) (pipeline.Config, error) {
-	codec, err := pqio.ParseCodec(s.Compression)
-	if err != nil {
-		return pipeline.Config{}, err
-	}
+	var err error
 	cfg := pipeline.Config{Inputs: inputs, Overwrite: true, Workers: s.Workers, BatchRows: s.BatchRows,
 		BatchBytes: s.BatchBytes, InferRows: s.InferRows, SchemaFile: s.SchemaFile, Strict: s.Strict,
 		RepairUTF8: s.RepairUTF8, MaxDepth: s.MaxDepth, MaxLineBytes: s.MaxLineBytes, TextField: s.TextField,
-		WARCTypes: s.WARCTypes,
-		Output: dataset.Options{MaxFileRows: s.MaxFileRows, MaxFileBytes: s.MaxFileBytes,
-			Parquet: pqio.Options{Codec: codec, Level: s.Level, NoDictionary: s.NoDictionary, PageBytes: s.PageBytes}}}
+		WARCTypes: s.WARCTypes, Output: s.Output}
 	if s.Schema != "" {
 		if cfg.Schema, err = schema.Parse([]byte(s.Schema)); err != nil {
 			return cfg, err

@@ -82,7 +82,7 @@ func TestNewPlanShardsBySizeAndMakesPhasesPerGlobalStage(t *testing.T) {
 		t.Errorf("inferred schema %q (extra %v), want id and text from every row", p.Settings.Schema, p.Settings.SchemaExtra)
 	}
 	if want := SettingsOf(cfg); p.Settings.Workers != want.Workers || p.Settings.BatchRows != want.BatchRows ||
-		p.Settings.Compression != want.Compression || p.Settings.TextField != "text" {
+		!reflect.DeepEqual(p.Settings.Output, want.Output) || p.Settings.TextField != "text" {
 		t.Errorf("settings %+v, want those of the configuration %+v", p.Settings, want)
 	}
 

@@ -66,11 +66,11 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
 			Usage: "goroutines that parse and encode batches (and the CPU cores used)"},
-		&cli.IntFlag{Name: "batch-rows", Value: 65536, Destination: &o.BatchRows,
+		&cli.IntFlag{Name: "batch-rows", Value: pipeline.DefaultBatchRows, Destination: &o.BatchRows,
 			Usage: "most rows in one record batch (and one Parquet row group)"},
 		&cli.StringFlag{Name: "batch-bytes", Value: "16MiB", Destination: &o.BatchBytes,
 			Usage: "a batch ends once its input lines reach this size (KB, MiB, GB... accepted)"},
-		&cli.StringFlag{Name: "infer-rows", Value: "10000", Destination: &o.InferRows,
+		&cli.StringFlag{Name: "infer-rows", Value: strconv.Itoa(pipeline.DefaultInferRows), Destination: &o.InferRows,
 			Usage: "rows read to infer the schema, or 'all' for a full first pass (then no _extra column is needed)"},
 		&cli.StringFlag{Name: "schema", Destination: &o.SchemaFile,
 			Usage: "a schema file instead of inference (format in the README)"},
@@ -82,7 +82,7 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "deepest nesting of objects and arrays accepted; deeper lines are quarantined"},
 		&cli.StringFlag{Name: "max-line-bytes", Value: "512MiB", Destination: &o.MaxLineBytes,
 			Usage: "longest line accepted; longer lines are quarantined (their first KB kept)"},
-		&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField,
+		&cli.StringFlag{Name: "text-field", Value: pipeline.DefaultTextField, Destination: &o.TextField,
 			Usage: "the column holding the document text"},
 		&cli.StringFlag{Name: "id-field", Value: "id", Destination: &o.IDField,
 			Usage: "the column holding the document id"},
@@ -139,15 +139,6 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	if len(args) == 0 {
 		bad("no input given (IN... -o OUT)")
 	}
-	if o.Workers < 1 {
-		bad("--workers must be at least 1")
-	}
-	if o.BatchRows < 1 {
-		bad("--batch-rows must be at least 1")
-	}
-	if o.MaxDepth < 1 {
-		bad("--max-depth must be at least 1")
-	}
 	var err error
 	if cfg.BatchBytes, err = parseSize(o.BatchBytes); err != nil {
 		bad("--batch-bytes: %v", err)
@@ -158,14 +149,10 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	pageBytes, err := parseSize(o.PageBytes)
 	if err != nil {
 		bad("--page-bytes: %v", err)
-	} else if pageBytes < 1<<10 {
-		bad("--page-bytes must be at least 1KiB")
 	}
 	maxFileBytes, err := parseSize(o.MaxFileBytes)
 	if err != nil {
 		bad("--max-file-bytes: %v", err)
-	} else if maxFileBytes < 1<<10 {
-		bad("--max-file-bytes must be at least 1KiB")
 	}
 	if o.InferRows == "all" {
 		cfg.InferRows = pipeline.InferAll
@@ -191,19 +178,22 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	if o.CompressionLevel < 1 || o.CompressionLevel > 22 {
 		bad("--compression-level must be between 1 and 22")
 	}
-	if o.MaxFileRows < 1 {
+	if o.MaxFileRows < 1 { // 0 would be no limit to the library, never meant by the flag
 		bad("--max-file-rows must be at least 1")
 	}
-	if len(problems) > 0 {
-		return cfg, usageError{fmt.Errorf("%s", strings.Join(problems, "; "))}
-	}
-	cfg.Target = dataset.ParseTarget(o.Output)
 	cfg.Output = dataset.Options{MaxFileRows: o.MaxFileRows, MaxFileBytes: int64(maxFileBytes),
 		Parquet: pqio.Options{Codec: codec, Level: o.CompressionLevel, NoDictionary: []string{o.TextField},
 			PageBytes: int64(pageBytes)}}
 	if codec != pqio.Zstd {
 		cfg.Output.Parquet.Level = 0
 	}
+	if err := cfg.Validate(); err != nil && len(problems) == 0 {
+		bad("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	if len(problems) > 0 {
+		return cfg, usageError{fmt.Errorf("%s", strings.Join(problems, "; "))}
+	}
+	cfg.Target = dataset.ParseTarget(o.Output)
 	if o.SchemaFile != "" {
 		data, err := os.ReadFile(o.SchemaFile)
 		if err != nil {

@@ -40,6 +40,13 @@ func (c Codec) String() string { return [...]string{"zstd", "snappy", "none"}[c]
 // MarshalText writes the codec's name, as in manifests.
 func (c Codec) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
+// UnmarshalText reads a codec's name, as MarshalText writes it.
+func (c *Codec) UnmarshalText(b []byte) error {
+	v, err := ParseCodec(string(b))
+	*c = v
+	return err
+}
+
 // Options configure encoding.
 type Options struct {
 	Codec Codec `json:"compression"`
