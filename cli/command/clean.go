@@ -48,7 +48,7 @@ func cleanFlags(o *CleanOptions) []cli.Flag {
 		&cli.StringFlag{Name: "pii", Destination: &o.PII,
 			Usage: "mask personal data, any of email,phone,ip; adds pii_email, pii_phone, pii_ip count columns"},
 		annotateFlag(o),
-		&cli.StringFlag{Name: "profile", Value: "paper", Destination: &o.Profile,
+		&cli.StringFlag{Name: "profile", Value: string(quality.ProfilePaper), Destination: &o.Profile,
 			Usage: "rule defaults where published tools differ: paper, datatrove, dolma or nemo"},
 		&cli.StringFlag{Name: "config", Destination: &o.Config,
 			Usage: "a pipeline file (YAML) giving the stages and their parameters instead of the flags above"},
@@ -174,7 +174,11 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	if err != nil {
 		return err
 	}
-	common := pipefile.Common{TextField: o.TextField, Annotate: o.Annotate, Profile: o.Profile}
+	profile, err := quality.ParseProfile(o.Profile)
+	if err != nil {
+		return usagef("--profile: %v", err)
+	}
+	common := pipefile.Common{TextField: o.TextField, Annotate: o.Annotate, Profile: profile}
 	if o.Config != "" {
 		if len(specs) > 0 {
 			return usagef("give the stages either in --config or as flags (--normalize, --lang, --filters, --pii, --classify), not both")

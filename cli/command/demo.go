@@ -125,7 +125,7 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		return err
 	}
 	for _, spec := range specs {
-		st, err := pipefile.Build(spec, pipefile.Common{TextField: co.TextField, Profile: "paper"})
+		st, err := pipefile.Build(spec, pipefile.Common{TextField: co.TextField, Profile: quality.ProfilePaper})
 		if err != nil {
 			return err
 		}

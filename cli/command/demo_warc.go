@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-data/sluice/demo/crawl"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
 )
 
@@ -48,7 +49,7 @@ func runWARCDemo(ctx context.Context, out string, overwrite bool, workers int, c
 	if cfg.Stages, err = eo.stages(); err != nil {
 		return nil, err
 	}
-	common := pipefile.Common{TextField: co.TextField, Profile: "paper"}
+	common := pipefile.Common{TextField: co.TextField, Profile: quality.ProfilePaper}
 	for _, name := range []string{"dedup_exact", "normalize", "gopher_repetition"} {
 		st, err := pipefile.Build(pipefile.Spec{Name: name, File: "demo", Where: "demo"}, common)
 		if err != nil {

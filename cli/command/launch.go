@@ -34,7 +34,7 @@ func launchCommand(s Streams) *cli.Command {
 		Usage: "output dataset directory, instead of the file's `output`"}
 	flags := withOutput(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), out)
 	flags = append(flags,
-		&cli.StringFlag{Name: "executor", Value: "local", Destination: &o.Executor,
+		&cli.StringFlag{Name: "executor", Value: string(scaleout.Local), Destination: &o.Executor,
 			Usage: "local (run the tasks here, a process each), slurm (submit one job array per phase, chained afterok) or k8s (write Indexed Job manifests to apply)"},
 		&cli.IntFlag{Name: "tasks", Aliases: []string{"n"}, Value: 1, Destination: &o.Tasks,
 			Usage: "shards of the input (consecutive sorted files, balanced by bytes) and tasks per reduce phase"},
@@ -77,10 +77,9 @@ func launchCommand(s Streams) *cli.Command {
 }
 
 func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, command []string, s Streams) error {
-	switch o.Executor {
-	case "local", "slurm", "k8s":
-	default:
-		return usagef("--executor must be local, slurm or k8s, not %q", o.Executor)
+	executor, err := scaleout.ParseExecutor(o.Executor)
+	if err != nil {
+		return usagef("--%v", err)
 	}
 	if o.Tasks < 1 {
 		return usagef("--tasks must be at least 1")
@@ -123,8 +122,8 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 		return err
 	}
 	fmt.Fprintf(s.Out, "plan: %s (%d shards, %d phases)\n", planPath, len(plan.Shards), len(plan.Phases))
-	switch o.Executor {
-	case "local":
+	switch executor {
+	case scaleout.Local:
 		parallel := o.MaxParallel
 		if parallel <= 0 {
 			parallel = runtime.NumCPU()
@@ -133,14 +132,14 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 			return err
 		}
 		return printLaunched(s, o.Output)
-	case "slurm":
+	case scaleout.Slurm:
 		so := o.Slurm
 		so.MaxParallel, so.TasksPerJob = o.MaxParallel, o.TasksPerJob
 		if _, err := scaleout.SubmitSlurm(ctx, plan, planPath, so, s.Out); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.Out, "submitted; follow with: sluice status %s\n", o.Output)
-	case "k8s":
+	case scaleout.K8s:
 		ko := o.K8s
 		ko.Parallelism = o.MaxParallel
 		paths, err := scaleout.K8sManifests(plan, planPath, ko)

@@ -8,7 +8,7 @@ import (
 // c4Lines is the default configuration without the sentence minimum, so
 // that single lines show the line rules alone.
 func c4Lines(profile string) Config {
-	c, err := ProfileConfig(profile)
+	c, err := ProfileConfig(Profile(profile))
 	if err != nil {
 		panic(err)
 	}

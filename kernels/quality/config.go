@@ -116,8 +116,44 @@ type FineWebConfig struct {
 	CountBlankLines bool `yaml:"count_blank_lines" json:"count_blank_lines"`
 }
 
-// Profiles lists the names ProfileConfig takes.
-var Profiles = []string{"paper", "datatrove", "dolma", "nemo"}
+// Profile names a set of rule defaults: the papers' own, or the values of
+// one tool's published implementation.
+type Profile string
+
+// The profiles.
+const (
+	ProfilePaper     Profile = "paper"
+	ProfileDatatrove Profile = "datatrove"
+	ProfileDolma     Profile = "dolma"
+	ProfileNemo      Profile = "nemo"
+)
+
+// Profiles lists the profiles ProfileConfig takes.
+var Profiles = []Profile{ProfilePaper, ProfileDatatrove, ProfileDolma, ProfileNemo}
+
+// ParseProfile reads a profile's name; "" is the paper profile.
+func ParseProfile(name string) (Profile, error) {
+	if name == "" {
+		return ProfilePaper, nil
+	}
+	for _, p := range Profiles {
+		if string(p) == name {
+			return p, nil
+		}
+	}
+	names := make([]string, len(Profiles))
+	for i, p := range Profiles {
+		names[i] = string(p)
+	}
+	return "", fmt.Errorf("quality: unknown profile %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// UnmarshalText reads a profile's name, as pipeline files give it.
+func (p *Profile) UnmarshalText(b []byte) error {
+	v, err := ParseProfile(string(b))
+	*p = v
+	return err
+}
 
 // DefaultConfig returns the rules as the papers publish them (the "paper"
 // profile).
@@ -182,18 +218,18 @@ func DefaultConfig() Config {
 // default) for the papers' rules, or "datatrove", "dolma" or "nemo" for the
 // values where that tool's published implementation differs. The package
 // documentation tabulates the differences.
-func ProfileConfig(name string) (Config, error) {
+func ProfileConfig(p Profile) (Config, error) {
 	c := DefaultConfig()
-	switch name {
-	case "", "paper":
-	case "datatrove":
+	switch p {
+	case "", ProfilePaper:
+	case ProfileDatatrove:
 		c.GopherQuality.CaseSensitiveStopWords = true
 		c.GopherQuality.Bullets = []string{"•", "-"}
 		c.C4.MinWordsPerLine = 3
 		c.C4.MinSentences = 5
 		c.C4.EndMarks = []string{".", "?", "!", `"`, "'"}
 		c.FineWeb.EndMarks = datatroveTerminalPunctuation()
-	case "dolma":
+	case ProfileDolma:
 		c.GopherQuality.DistinctStopWords = false
 		c.GopherQuality.CaseSensitiveStopWords = true
 		c.GopherQuality.Bullets = []string{"*", "-"}
@@ -203,13 +239,14 @@ func ProfileConfig(name string) (Config, error) {
 		c.C4.EndMarks = []string{".", "?", "!", `"`}
 		c.C4.RemoveCitations = false
 		c.C4.DropPolicyLines = false
-	case "nemo":
+	case ProfileNemo:
 		c.GopherQuality.DistinctStopWords = false
 		c.GopherQuality.CaseSensitiveStopWords = true
 		c.GopherQuality.Bullets = []string{"•", "‣", "⁃", "⁌", "⁍", "∙", "○", "●", "◘", "◦", "⦾", "⦿"}
 		c.GopherQuality.EllipsisLineEndings = []string{"...", "[...]", "…", "(...)", "[…]", "-»", "read more..", "read more"}
 	default:
-		return Config{}, fmt.Errorf("quality: unknown profile %q (want one of %s)", name, strings.Join(Profiles, ", "))
+		_, err := ParseProfile(string(p))
+		return Config{}, err
 	}
 	return c, nil
 }

@@ -37,7 +37,7 @@ func TestProfileDifferences(t *testing.T) {
 	}
 	paper := flatten(t, DefaultConfig())
 	for profile, keys := range want {
-		c, _ := ProfileConfig(profile)
+		c, _ := ProfileConfig(Profile(profile))
 		var diff []string
 		for k, v := range flatten(t, c) {
 			if !reflect.DeepEqual(v, paper[k]) {

@@ -98,7 +98,7 @@ func TestFineWebBlankLines(t *testing.T) {
 		"count_blank_lines": {5.0 / 7, "short_line_frac"},
 	}
 	for name, want := range cases {
-		c, err := ProfileConfig(name)
+		c, err := ProfileConfig(Profile(name))
 		if name == "count_blank_lines" {
 			c, err = counting, nil
 		}
@@ -122,7 +122,7 @@ func TestFineWebEndMarks(t *testing.T) {
 		"datatrove": {true, false, false, true, true, true, true, true, true, true, false, false, false},
 	}
 	for profile, ends := range want {
-		c, _ := ProfileConfig(profile)
+		c, _ := ProfileConfig(Profile(profile))
 		for i, line := range lines {
 			o := apply(t, "fineweb", c, line)
 			if got := o.signals["fineweb_line_punct_frac"] == 1; got != ends[i] {

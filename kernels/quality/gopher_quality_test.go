@@ -188,7 +188,7 @@ func TestGopherQualityProfiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for profile, want := range tc.want {
-			c, err := ProfileConfig(profile)
+			c, err := ProfileConfig(Profile(profile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +202,7 @@ func TestGopherQualityProfiles(t *testing.T) {
 	// the paper or datatrove (set(words) since datatrove 0.5.0).
 	text := "the cat sat on the mat"
 	for profile, want := range map[string]string{"paper": "stop_words", "datatrove": "stop_words", "dolma": "", "nemo": ""} {
-		c, _ := ProfileConfig(profile)
+		c, _ := ProfileConfig(Profile(profile))
 		c.GopherQuality.MinWordCount = 0
 		c.GopherQuality.MinMeanWordLength = 0
 		if o := apply(t, "gopher_quality", c, text); o.fail != want {
@@ -276,7 +276,7 @@ func TestStopWordsCase(t *testing.T) {
 		"nemo":      {0, "stop_words"},
 	}
 	for profile, w := range want {
-		c, _ := ProfileConfig(profile)
+		c, _ := ProfileConfig(Profile(profile))
 		c.GopherQuality.MinWordCount = 0
 		o := apply(t, "gopher_quality", c, prose)
 		if o.signals["gopher_stop_words"] != w.stop || o.fail != w.fail {

@@ -15,7 +15,7 @@ import (
 type Common struct {
 	TextField string
 	Annotate  bool
-	Profile   string // quality rule defaults: paper, datatrove, dolma, nemo
+	Profile   quality.Profile // quality rule defaults: paper, datatrove, dolma, nemo
 }
 
 // builder decodes a spec's parameters and makes its stage.
@@ -111,7 +111,7 @@ func decoded[P any, S pipeline.Stage](defaults func() P, newStage func(P, Common
 // parameters, which are the rule set's own part of the quality config.
 func qualityBuilder(name string) builder {
 	return func(spec Spec, c Common) (pipeline.Stage, error) {
-		cfg, err := quality.ProfileConfig(profileOrDefault(c.Profile))
+		cfg, err := quality.ProfileConfig(c.Profile)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Where, err)
 		}
@@ -128,13 +128,6 @@ func qualityBuilder(name string) builder {
 		}
 		return s, nil
 	}
-}
-
-func profileOrDefault(p string) string {
-	if p == "" {
-		return "paper"
-	}
-	return p
 }
 
 // registry is the stages Build knows, by name, and their names in order.

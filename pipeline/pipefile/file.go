@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/sluice-data/sluice/kernels/quality"
 	"reflect"
 	"sort"
 	"strings"
@@ -25,14 +26,14 @@ import (
 //	  - gopher_quality: {min_word_count: 50}
 //	  - c4: {}
 type File struct {
-	Input     []string `yaml:"input"`
-	Output    string   `yaml:"output"`
-	TextField string   `yaml:"text_field"`
-	Annotate  bool     `yaml:"annotate"`
-	Profile   string   `yaml:"profile"`
-	Workers   int      `yaml:"workers"`
-	Overwrite bool     `yaml:"overwrite"`
-	Stages    []Spec   `yaml:"-"`
+	Input     []string        `yaml:"input"`
+	Output    string          `yaml:"output"`
+	TextField string          `yaml:"text_field"`
+	Annotate  bool            `yaml:"annotate"`
+	Profile   quality.Profile `yaml:"profile"`
+	Workers   int             `yaml:"workers"`
+	Overwrite bool            `yaml:"overwrite"`
+	Stages    []Spec          `yaml:"-"`
 }
 
 // Spec is one stage of a pipeline file, its parameters not yet decoded.
@@ -55,7 +56,7 @@ func ParseFile(name string, data []byte) (*File, error) {
 		return nil, fmt.Errorf("%s: a pipeline file is a mapping with input, output and stages", name)
 	}
 	root := doc.Content[0]
-	f := &File{TextField: "text", Profile: "paper"}
+	f := &File{TextField: "text", Profile: quality.ProfilePaper}
 	var stagesNode *yaml.Node
 	rest := &yaml.Node{Kind: yaml.MappingNode, Line: root.Line}
 	for i := 0; i+1 < len(root.Content); i += 2 {
