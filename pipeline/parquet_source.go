@@ -27,6 +27,7 @@ type parquetSource struct {
 	groups  [][]int64 // rows per row group of each file; nil for files streamed by batch
 	slices  [][2]int  // the row groups [lo, hi) read of each file
 	base    []int64   // rows of each file before its slice, so that row numbers count from the file's start
+	rows    []int64   // rows in each file's slice, for progress
 	cur     *pqio.Reader
 	st      []jsonl.FileStat
 	readers []workerReader
@@ -41,7 +42,7 @@ type workerReader struct {
 func openParquetSource(cfg Config) (*parquetSource, error) {
 	src := &parquetSource{cfg: cfg, st: make([]jsonl.FileStat, len(cfg.Inputs)),
 		groups: make([][]int64, len(cfg.Inputs)), slices: make([][2]int, len(cfg.Inputs)), base: make([]int64, len(cfg.Inputs)),
-		readers: make([]workerReader, cfg.Workers)}
+		rows: make([]int64, len(cfg.Inputs)), readers: make([]workerReader, cfg.Workers)}
 	for i, f := range cfg.Inputs {
 		if f.Format != input.Parquet {
 			return nil, fmt.Errorf("%s: cannot mix JSONL and Parquet inputs in one run", f.Path)
@@ -62,6 +63,9 @@ func openParquetSource(cfg Config) (*parquetSource, error) {
 		}
 		for _, n := range rows[:src.slices[i][0]] {
 			src.base[i] += n
+		}
+		for _, n := range rows[src.slices[i][0]:src.slices[i][1]] {
+			src.rows[i] += n
 		}
 		small := true
 		for _, n := range rows {
@@ -114,6 +118,7 @@ func (s *parquetSource) next(ctx context.Context) (unit, bool, error) {
 				u := unit{pqFile: s.fi, pqGroup: g, origins: parquetOrigins(s.cfg.Inputs, s.fi, first, rows[g])}
 				s.st[s.fi].Lines += rows[g]
 				s.rg++
+				s.report()
 				return u, false, nil
 			}
 			s.rg = 0
@@ -133,6 +138,7 @@ func (s *parquetSource) next(ctx context.Context) (unit, bool, error) {
 			if rec != nil {
 				u := unit{batch: rec, pqFile: -1, origins: parquetOrigins(s.cfg.Inputs, s.fi, first, rec.NumRows())}
 				s.st[s.fi].Lines += rec.NumRows()
+				s.report()
 				return u, false, nil
 			}
 			s.cur.Close()
@@ -152,18 +158,29 @@ func (s *parquetSource) next(ctx context.Context) (unit, bool, error) {
 			s.st[s.fi].Bytes = st.Size()
 		}
 		s.fi++
-		if s.cfg.Progress != nil {
-			var done, total int64
-			for i, in := range s.cfg.Inputs {
-				total += in.Size
-				if i < s.fi {
-					done += in.Size
-				}
-			}
-			s.cfg.Progress(done, total)
-		}
+		s.report()
 	}
 	return unit{}, true, nil
+}
+
+// report tells Config.Progress how far the reading is, in input bytes: the
+// files done, and the share of the current file's rows handed out so far,
+// so that one large file moves the bar too.
+func (s *parquetSource) report() {
+	if s.cfg.Progress == nil {
+		return
+	}
+	var done, total int64
+	for i, in := range s.cfg.Inputs {
+		total += in.Size
+		switch {
+		case i < s.fi:
+			done += in.Size
+		case i == s.fi && s.rows[i] > 0:
+			done += int64(float64(in.Size) * float64(s.st[i].Lines) / float64(s.rows[i]))
+		}
+	}
+	s.cfg.Progress(done, total)
 }
 
 // load reads a row-group unit on worker w, keeping the worker's file open
