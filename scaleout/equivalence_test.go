@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice-data/sluice/internal/datasettest"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/schema"
 )
@@ -27,21 +28,21 @@ var (
 
 // checkEquivalent runs the pipeline in one process and then as a plan of
 // 1, 2 and 3 tasks (all run here through RunTask), and compares.
-func checkEquivalent(t *testing.T, text []byte, inputs []input.File, taskCounts []int, check func(t *testing.T, want datasetRows)) {
+func checkEquivalent(t *testing.T, text []byte, inputs []input.File, taskCounts []int, check func(t *testing.T, want datasettest.Dataset)) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := baseConfig(inputs)
 	single := filepath.Join(dir, "single")
 	runSingle(t, text, cfg, single)
-	want := readDataset(t, single)
+	want := datasettest.Read(t, single)
 	if check != nil {
 		check(t, want)
 	}
 	for _, tasks := range taskCounts {
 		out := filepath.Join(dir, fmt.Sprintf("tasks-%d", tasks))
 		p := runScaled(t, text, cfg, out, tasks)
-		got := readDataset(t, out)
-		compareDatasets(t, fmt.Sprintf("%d tasks", tasks), got, want)
+		got := datasettest.Read(t, out)
+		datasettest.Compare(t, fmt.Sprintf("%d tasks", tasks), got, want)
 		if err := got.Manifest.Counts.Check(); err != nil {
 			t.Errorf("%d tasks: merged counts: %v", tasks, err)
 		}
@@ -71,15 +72,15 @@ func TestTasksGiveTheRowsOfOneProcess(t *testing.T) {
 		name  string
 		text  []byte
 		tasks []int
-		check func(t *testing.T, want datasetRows)
+		check func(t *testing.T, want datasettest.Dataset)
 	}{
-		{"plain stages", plainPipeline, []int{1, 3}, func(t *testing.T, want datasetRows) {
+		{"plain stages", plainPipeline, []int{1, 3}, func(t *testing.T, want datasettest.Dataset) {
 			if len(want.Removed) == 0 || want.Manifest.Counts.UTF8Repaired != 1 || len(want.Quarantine) != 1 {
 				t.Fatalf("corpus too tame: %d removed, %d repaired, quarantine %q", len(want.Removed),
 					want.Manifest.Counts.UTF8Repaired, want.Quarantine)
 			}
 		}},
-		{"dedup_exact", exactPipeline, []int{1, 2, 3}, func(t *testing.T, want datasetRows) {
+		{"dedup_exact", exactPipeline, []int{1, 2, 3}, func(t *testing.T, want datasettest.Dataset) {
 			r := reasons(want.Removed)
 			named := 0
 			for _, row := range want.Removed {
@@ -91,7 +92,7 @@ func TestTasksGiveTheRowsOfOneProcess(t *testing.T) {
 				t.Fatalf("corpus too tame: removed by reason %v, %d named by line", r, named)
 			}
 		}},
-		{"dedup_lines keep first", linesPipeline, []int{1, 2, 3}, func(t *testing.T, want datasetRows) {
+		{"dedup_lines keep first", linesPipeline, []int{1, 2, 3}, func(t *testing.T, want datasettest.Dataset) {
 			copies := 0
 			for _, row := range want.Kept {
 				for _, line := range strings.Split(row["text"].(string), "\n") {
@@ -104,12 +105,12 @@ func TestTasksGiveTheRowsOfOneProcess(t *testing.T) {
 				t.Fatalf("dedup_lines kept %d copies of a boilerplate line, want 1", copies)
 			}
 		}},
-		{"dedup_lines keep none", linesNone, []int{3}, func(t *testing.T, want datasetRows) {
+		{"dedup_lines keep none", linesNone, []int{3}, func(t *testing.T, want datasettest.Dataset) {
 			if len(want.Removed) == 0 {
 				t.Fatalf("keep none removed no row")
 			}
 		}},
-		{"dedup_minhash", minhashPipeline, []int{1, 2, 3}, func(t *testing.T, want datasetRows) {
+		{"dedup_minhash", minhashPipeline, []int{1, 2, 3}, func(t *testing.T, want datasettest.Dataset) {
 			r := reasons(want.Removed)
 			for _, row := range want.Removed {
 				if row["_reason"] == "near_dup" && row["_cluster"] == nil {
@@ -121,7 +122,7 @@ func TestTasksGiveTheRowsOfOneProcess(t *testing.T) {
 			}
 		}},
 		{"dedup_minhash verify signature", minhashSigs, []int{2}, nil},
-		{"all stages", allPipeline, []int{1, 2, 3}, func(t *testing.T, want datasetRows) {
+		{"all stages", allPipeline, []int{1, 2, 3}, func(t *testing.T, want datasettest.Dataset) {
 			if r := reasons(want.Removed); r["exact_dup"] == 0 || r["near_dup"] == 0 || len(r) < 3 {
 				t.Fatalf("corpus too tame: removed by reason %v", r)
 			}
@@ -144,7 +145,7 @@ func TestTasksOverParquetFilesGiveTheRowsOfOneProcess(t *testing.T) {
 	if len(inputs) != 6 || inputs[0].Format != input.Parquet {
 		t.Fatalf("Parquet corpus: %v", inputs)
 	}
-	namedByRow := func(t *testing.T, want datasetRows) {
+	namedByRow := func(t *testing.T, want datasettest.Dataset) {
 		named := 0
 		for _, row := range want.Removed {
 			if id, _ := row["_dup_of"].(string); strings.Contains(id, ".parquet:") {
@@ -159,7 +160,7 @@ func TestTasksOverParquetFilesGiveTheRowsOfOneProcess(t *testing.T) {
 		name  string
 		text  []byte
 		tasks []int
-		check func(t *testing.T, want datasetRows)
+		check func(t *testing.T, want datasettest.Dataset)
 	}{
 		{"dedup_exact", exactPipeline, []int{2}, namedByRow},
 		{"dedup_lines", linesPipeline, []int{3}, nil},
@@ -179,7 +180,7 @@ func TestOneParquetFileIsSlicedAndGivesTheRowsOfOneProcess(t *testing.T) {
 	in := corpus(t, dir, 1, 300)
 	pq := toParquet(t, in, dir, 20)
 	inputs := scan(t, pq)
-	checkEquivalent(t, allPipeline, inputs, []int{2, 3}, func(t *testing.T, want datasetRows) {
+	checkEquivalent(t, allPipeline, inputs, []int{2, 3}, func(t *testing.T, want datasettest.Dataset) {
 		if len(want.Manifest.Inputs) != 1 || want.Manifest.Inputs[0].Rows != 300 {
 			t.Fatalf("one process read %+v, want one file of 300 rows", want.Manifest.Inputs)
 		}
@@ -226,7 +227,7 @@ func TestTasksReadTheGivenSchemaFile(t *testing.T) {
 	if p.Settings.Schema != "" || p.Settings.SchemaFile != schemaFile {
 		t.Errorf("settings: schema %q, file %q; want the file only", p.Settings.Schema, p.Settings.SchemaFile)
 	}
-	compareDatasets(t, "schema file", readDataset(t, out), readDataset(t, single))
+	datasettest.Compare(t, "schema file", datasettest.Read(t, out), datasettest.Read(t, single))
 
 	for name, text := range map[string]string{"missing": "", "not a schema": `["text"]`} {
 		os.Remove(schemaFile)
@@ -248,7 +249,7 @@ func TestShardsWithoutRowsGiveTheRowsOfOneProcess(t *testing.T) {
 	os.WriteFile(filepath.Join(in, "part-01b.jsonl"), nil, 0o644)
 	os.WriteFile(filepath.Join(in, "part-99.jsonl"), []byte("{bad\n{also bad\n"), 0o644)
 	inputs := scan(t, in)
-	checkEquivalent(t, allPipeline, inputs, []int{len(inputs)}, func(t *testing.T, want datasetRows) {
+	checkEquivalent(t, allPipeline, inputs, []int{len(inputs)}, func(t *testing.T, want datasettest.Dataset) {
 		if len(want.Quarantine) != 3 {
 			t.Fatalf("quarantine %q, want 3 lines", want.Quarantine)
 		}

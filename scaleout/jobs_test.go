@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sluice-data/sluice/internal/datasettest"
 )
 
 // smallPlan is a plan of exact dedup over 6 small files in 3 tasks,
@@ -329,7 +331,7 @@ func TestRunLocalRunsEveryPhaseAndResumes(t *testing.T) {
 		}
 		t.Fatalf("RunLocal: %v\n%s", err, progress.String())
 	}
-	compareDatasets(t, "RunLocal", readDataset(t, out), readDataset(t, single))
+	datasettest.Compare(t, "RunLocal", datasettest.Read(t, out), datasettest.Read(t, single))
 	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
 	if len(lines) != len(p.Phases) {
 		t.Fatalf("progress:\n%s", progress.String())

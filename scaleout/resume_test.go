@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice-data/sluice/internal/datasettest"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/pipeline"
 )
@@ -182,7 +183,7 @@ func TestAKilledTaskIsRedoneCleanly(t *testing.T) {
 	if running, _ := filepath.Glob(filepath.Join(out, "_work", "markers", "*.running")); len(running) > 0 {
 		t.Errorf("running markers left: %v", running)
 	}
-	compareDatasets(t, "redone", readDataset(t, out), readDataset(t, whole))
+	datasettest.Compare(t, "redone", datasettest.Read(t, out), datasettest.Read(t, whole))
 	a, b := fileHashes(t, out), fileHashes(t, whole)
 	for k, v := range b {
 		if a[k] != v {

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sluice-data/sluice/internal/datasettest"
 )
 
 const (
@@ -224,7 +226,7 @@ func TestDecontaminationBeforeAGlobalStage(t *testing.T) {
 		t.Fatalf("report: %+v %v; want 50 rows scanned, 5 contaminated", rep, err)
 	}
 	runMain(t, "launch", "p.yaml", "-o", "tasks", "--tasks", "3", "--executor", "local", "--sluice-binary", bin)
-	one, many := readDataset(t, "single"), readDataset(t, "tasks")
+	one, many := datasettest.Read(t, "single"), datasettest.Read(t, "tasks")
 	if len(one.Kept) != 45 || !reflect.DeepEqual(one.Kept, many.Kept) || !reflect.DeepEqual(one.Removed, many.Removed) {
 		t.Fatalf("launch kept %d removed %d rows, one process %d and %d, or they differ", len(many.Kept), len(many.Removed), len(one.Kept), len(one.Removed))
 	}

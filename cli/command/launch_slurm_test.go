@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-data/sluice/internal/datasettest"
 	"github.com/sluice-data/sluice/scaleout"
 )
 
@@ -82,7 +83,7 @@ func TestLaunchOnSlurm(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	compareDatasets(t, "slurm --tasks 4", readDataset(t, out), readDataset(t, single))
+	datasettest.Compare(t, "slurm --tasks 4", datasettest.Read(t, out), datasettest.Read(t, single))
 	st, _ := runMain(t, "status", out)
 	if !strings.Contains(st, "complete: ") {
 		t.Errorf("status of a finished launch:\n%s", st)

@@ -9,12 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sluice-data/sluice/internal/datasettest"
 )
 
 var (
@@ -121,81 +122,9 @@ func dedupPipeline(t *testing.T, dir, in string) string {
 	return path
 }
 
-// datasetRows are what a dataset holds, in order: kept rows, removed rows
+// datasettest.Dataset are what a dataset holds, in order: kept rows, removed rows
 // (with _stage, _reason, _dup_of, _cluster), quarantined lines, and the
 // manifest's counts and stage reports.
-type datasetRows struct {
-	Kept, Removed []map[string]any
-	Quarantine    []string
-	Counts        any
-	Stages        []map[string]any
-}
-
-func readDataset(t *testing.T, out string) datasetRows {
-	t.Helper()
-	d := datasetRows{Kept: rowsOf(t, filepath.Join(out, "data")), Removed: rowsOf(t, filepath.Join(out, "removed"))}
-	qs, _ := filepath.Glob(filepath.Join(out, "quarantine*.jsonl"))
-	slices.Sort(qs)
-	for _, q := range qs {
-		b, _ := os.ReadFile(q)
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if line != "" {
-				d.Quarantine = append(d.Quarantine, line)
-			}
-		}
-	}
-	m := readManifest(t, filepath.Join(out, "manifest.json"))
-	d.Counts = m["counts"]
-	for _, st := range m["stages"].([]any) {
-		s := st.(map[string]any)
-		delete(s, "seconds")
-		d.Stages = append(d.Stages, s)
-	}
-	return d
-}
-
-// canonical returns the rows as JSON, sorted.
-func canonical(rows []map[string]any) []string {
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		b, _ := json.Marshal(r)
-		out[i] = string(b)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func compareDatasets(t *testing.T, what string, got, want datasetRows) {
-	t.Helper()
-	if len(got.Kept) != len(want.Kept) || len(got.Removed) != len(want.Removed) {
-		t.Fatalf("%s: %d kept, %d removed; one process: %d kept, %d removed", what, len(got.Kept), len(got.Removed), len(want.Kept), len(want.Removed))
-	}
-	for i := range want.Kept {
-		if !reflect.DeepEqual(got.Kept[i], want.Kept[i]) {
-			t.Fatalf("%s: kept row %d is %v, one process has %v", what, i, got.Kept[i], want.Kept[i])
-		}
-	}
-	// removed/ holds each batch's rows stage by stage, so its order
-	// depends on where batches start (a shard starts a batch); the rows,
-	// reasons, _dup_of and _cluster do not.
-	g, w := canonical(got.Removed), canonical(want.Removed)
-	for i := range w {
-		if g[i] != w[i] {
-			t.Fatalf("%s: removed row %d is %s, one process has %s", what, i, g[i], w[i])
-		}
-	}
-	if !reflect.DeepEqual(got.Quarantine, want.Quarantine) {
-		t.Errorf("%s: quarantine %v, one process %v", what, got.Quarantine, want.Quarantine)
-	}
-	if !reflect.DeepEqual(got.Counts, want.Counts) {
-		t.Errorf("%s: counts %v, one process %v", what, got.Counts, want.Counts)
-	}
-	if !reflect.DeepEqual(got.Stages, want.Stages) {
-		g, _ := json.Marshal(got.Stages)
-		w, _ := json.Marshal(want.Stages)
-		t.Errorf("%s: stages\n%s\none process\n%s", what, g, w)
-	}
-}
 
 func TestLaunchGivesTheRowsOfOneProcessWhateverTheTasks(t *testing.T) {
 	bin := sluiceBinary(t)
@@ -204,7 +133,7 @@ func TestLaunchGivesTheRowsOfOneProcessWhateverTheTasks(t *testing.T) {
 	pipe := dedupPipeline(t, dir, in)
 	single := filepath.Join(dir, "single")
 	runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "64")
-	want := readDataset(t, single)
+	want := datasettest.Read(t, single)
 
 	// The corpus must show what is tested: both dedups remove rows, some
 	// near duplicates across files, and rows named by their line.
@@ -230,8 +159,8 @@ func TestLaunchGivesTheRowsOfOneProcessWhateverTheTasks(t *testing.T) {
 		if !strings.Contains(stdout, "merge") {
 			t.Fatalf("launch output names no phases:\n%s", stdout)
 		}
-		got := readDataset(t, out)
-		compareDatasets(t, fmt.Sprintf("--tasks %d", tasks), got, want)
+		got := datasettest.Read(t, out)
+		datasettest.Compare(t, fmt.Sprintf("--tasks %d", tasks), got, want)
 		parts, _ := filepath.Glob(filepath.Join(out, "data", "part-*-*.parquet"))
 		if shards := min(tasks, 12); len(parts) != shards {
 			t.Errorf("--tasks %d: %d data parts, want one a shard (%d)", tasks, len(parts), shards)
@@ -323,7 +252,7 @@ func TestLaunchResumesAfterATaskIsKilledMidWrite(t *testing.T) {
 	if stray := strayFiles(out); len(stray) > 0 {
 		t.Errorf("partial files left after the resumed launch: %v", stray)
 	}
-	compareDatasets(t, "resumed", readDataset(t, out), readDataset(t, whole))
+	datasettest.Compare(t, "resumed", datasettest.Read(t, out), datasettest.Read(t, whole))
 	// The files are the same, byte for byte, and nothing else is there.
 	hashes := func(root string) map[string]string {
 		m := readManifest(t, filepath.Join(root, "manifest.json"))
@@ -400,7 +329,7 @@ func TestLaunchDedupLinesGivesTheRowsOfOneProcess(t *testing.T) {
 		os.WriteFile(pipe, []byte(fmt.Sprintf("input: [%q]\nstages:\n  - dedup_lines: {keep: %s}\n", in, keep)), 0o644)
 		single := filepath.Join(dir, "single-"+keep)
 		runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "32")
-		want := readDataset(t, single)
+		want := datasettest.Read(t, single)
 		changed := 0
 		for _, r := range want.Kept {
 			if strings.Count(strings.TrimSuffix(r["text"].(string), "\n"), "\n") < 1 {
@@ -414,7 +343,7 @@ func TestLaunchDedupLinesGivesTheRowsOfOneProcess(t *testing.T) {
 			out := filepath.Join(dir, fmt.Sprintf("lines-%s-%d", keep, tasks))
 			runMain(t, "launch", pipe, "-o", out, "--tasks", fmt.Sprint(tasks), "--sluice-binary", bin,
 				"--no-progress", "--batch-rows", "32", "--max-parallel", "2")
-			compareDatasets(t, fmt.Sprintf("keep %s, --tasks %d", keep, tasks), readDataset(t, out), want)
+			datasettest.Compare(t, fmt.Sprintf("keep %s, --tasks %d", keep, tasks), datasettest.Read(t, out), want)
 		}
 	}
 }
@@ -433,7 +362,7 @@ func TestLaunchSlicesALargeParquetFile(t *testing.T) {
 		"  - dedup_minhash: {threshold: 0.7, num_perm: 64, bands: 16, ngram: 3}\n", pq)), 0o644)
 	single := filepath.Join(dir, "single")
 	runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "50")
-	want := readDataset(t, single)
+	want := datasettest.Read(t, single)
 	named := 0
 	for _, r := range want.Removed {
 		if id, _ := r["_dup_of"].(string); strings.Contains(id, "corpus.parquet:") {
@@ -445,8 +374,8 @@ func TestLaunchSlicesALargeParquetFile(t *testing.T) {
 	}
 	out := filepath.Join(dir, "sliced")
 	runMain(t, "launch", pipe, "-o", out, "--tasks", "4", "--sluice-binary", bin, "--no-progress", "--batch-rows", "50", "--max-parallel", "2")
-	got := readDataset(t, out)
-	compareDatasets(t, "one Parquet file, --tasks 4", got, want)
+	got := datasettest.Read(t, out)
+	datasettest.Compare(t, "one Parquet file, --tasks 4", got, want)
 	parts, _ := filepath.Glob(filepath.Join(out, "data", "part-*-*.parquet"))
 	if len(parts) != 4 {
 		t.Errorf("%d data parts, want 4 (one a shard)", len(parts))
