@@ -147,6 +147,18 @@ func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
 		return strconv.AppendInt(dst, a.Value(i), 10)
 	case *array.Int32:
 		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Int16:
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Int8:
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Uint64:
+		return strconv.AppendUint(dst, a.Value(i), 10)
+	case *array.Uint32:
+		return strconv.AppendUint(dst, uint64(a.Value(i)), 10)
+	case *array.Uint16:
+		return strconv.AppendUint(dst, uint64(a.Value(i)), 10)
+	case *array.Uint8:
+		return strconv.AppendUint(dst, uint64(a.Value(i)), 10)
 	case *array.Float64:
 		return appendFloat(dst, a.Value(i))
 	case *array.Float32:
