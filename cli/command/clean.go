@@ -42,7 +42,7 @@ var optionalValues = map[string]struct {
 func cleanFlags(o *CleanOptions) []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "normalize", Destination: &o.Normalize,
-			Usage: "normalize the text first: nfc (also `--normalize` alone) or nfkc; line endings, trailing spaces, blank-line runs, control and zero-width characters"},
+			Usage: "normalize the text first: nfc (also --normalize alone) or nfkc; line endings, trailing spaces, blank-line runs, control and zero-width characters"},
 		&cli.StringFlag{Name: "filters", Destination: &o.Filters,
 			Usage: "quality rule sets, any of " + strings.Join(quality.Names, ",") + " (run in that order)"},
 		&cli.StringFlag{Name: "pii", Destination: &o.PII,
@@ -71,7 +71,7 @@ func classifierFlags(o *CleanOptions) []cli.Flag {
 		&cli.StringFlag{Name: "lang-model", Destination: &o.LangModel,
 			Usage: "another fastText language-ID model `FILE` (lid.176.bin, GlotLID) instead of the built-in lid.176.ftz"},
 		&cli.StringSliceFlag{Name: "classify", Destination: &o.Classify,
-			Usage: "run a fastText classifier, `NAME=MODEL.bin[:LABEL[:THRESHOLD]]` (repeatable): adds NAME_label and NAME_score (of LABEL when given); with THRESHOLD, rows whose LABEL probability is below it go to removed/ (_stage classify_NAME, _reason NAME_score)"},
+			Usage: "run a fastText classifier, `SPEC` = NAME=MODEL.bin[:LABEL[:THRESHOLD]] (repeatable): adds NAME_label and NAME_score (of LABEL when given); with THRESHOLD, rows whose LABEL probability is below it go to removed/ (_stage classify_NAME, _reason NAME_score)"},
 	}
 }
 
@@ -96,7 +96,7 @@ func cleanCommand(s Streams) *cli.Command {
 func runCommand(s Streams) *cli.Command {
 	o := &CleanOptions{}
 	out := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
-		Usage: "output, instead of the file's `output`"}
+		Usage: "the output `OUT`, instead of the one the pipeline file names"}
 	flags := withOutput(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), out)
 	return &cli.Command{
 		Name:      "run",

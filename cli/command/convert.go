@@ -87,7 +87,7 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 		&cli.StringFlag{Name: "id-field", Value: "id", Destination: &o.IDField,
 			Usage: "the column holding the document id"},
 		&cli.StringFlag{Name: "warc-types", Value: strings.Join(warc.DefaultTypes, ","), Destination: &o.WARCTypes,
-			Usage: "WARC/WET inputs: the record types that become rows, any of " + strings.Join(warc.RecordTypes, ",")},
+			Usage: "WARC/WET inputs: the record types that become rows, any of " + strings.Join(warc.RecordTypes, ", ")},
 		&cli.BoolFlag{Name: "allow-incomplete", Destination: &o.AllowIncomplete,
 			Usage: "read a dataset directory that has part files but no manifest (a run that did not finish) instead of refusing it"},
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,

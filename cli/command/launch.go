@@ -31,7 +31,7 @@ type LaunchOptions struct {
 func launchCommand(s Streams) *cli.Command {
 	o := &LaunchOptions{}
 	out := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
-		Usage: "output dataset directory, instead of the file's `output`"}
+		Usage: "the output dataset directory `OUT`, instead of the one the pipeline file names"}
 	flags := withOutput(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), out)
 	flags = append(flags,
 		&cli.StringFlag{Name: "executor", Value: string(scaleout.Local), Destination: &o.Executor,

@@ -100,8 +100,8 @@ func memorizeCommand(s Streams) *cli.Command {
 				"continuation, longest common token prefix (mean, p50, p90, max, histogram), fraction with at least\n" +
 				"--verbatim-tokens reproduced, by duplicate count (probes) or repeat count (canaries).",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "probes", Destination: &so.ProbesFile, Usage: "the probes file of `sluice memorize probes`"},
-				&cli.StringFlag{Name: "canaries", Destination: &so.CanaryFile, Usage: "the canary file of `sluice memorize canaries`"},
+				&cli.StringFlag{Name: "probes", Destination: &so.ProbesFile, Usage: "the probes `FILE` that 'sluice memorize probes' wrote"},
+				&cli.StringFlag{Name: "canaries", Destination: &so.CanaryFile, Usage: "the canaries `FILE` that 'sluice memorize canaries' wrote"},
 				&cli.StringFlag{Name: "generations", Required: true, Destination: &so.Generations, Usage: "the model's generations (JSONL)"},
 				&cli.IntFlag{Name: "verbatim-tokens", Value: 50, Destination: &so.Verbatim, Usage: "common prefix length that counts as verbatim"},
 				&cli.BoolFlag{Name: "json", Destination: &so.JSON, Usage: "print the report as JSON"},

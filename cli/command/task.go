@@ -20,9 +20,9 @@ func taskCommand(s Streams) *cli.Command {
 		Description: "The task writes only its own files, each renamed into place when complete, and its marker\n" +
 			"last. A task already done returns at once; one that was interrupted starts again from clean.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "phase", Required: true, Destination: &phase, Usage: "the phase, as `sluice status` names it"},
+			&cli.StringFlag{Name: "phase", Required: true, Destination: &phase, Usage: "the `PHASE`, as 'sluice status' names it"},
 			&cli.IntFlag{Name: "index", Value: -1, Destination: &index, Usage: "the task's index in the phase, from 0"},
-			&cli.StringFlag{Name: "log", Destination: &log, Usage: "where the task's output goes, recorded for `sluice status`"},
+			&cli.StringFlag{Name: "log", Destination: &log, Usage: "the `FILE` the task's output goes to, recorded for 'sluice status'"},
 		},
 		Action: action(func(c *cli.Context) error {
 			if c.NArg() != 1 {
