@@ -77,7 +77,7 @@ func commandLine(c *cli.Context) []string {
 // the app's Metadata under "args" before running it; manifests record that
 // command line.
 func NewApp(s Streams) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "sluice",
 		Usage:   "turn raw text corpora into clean, deduplicated, token-counted training datasets",
 		Version: Version,
@@ -123,11 +123,13 @@ func NewApp(s Streams) *cli.App {
 			inspectCommand(s),
 			demoCommand(s),
 		},
-		HideHelpCommand:      true,
+		Action:               unknownCommand,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		OnUsageError:         unknownFlag,
 		EnableBashCompletion: false,
 	}
+	finishCommands("", app.Commands)
+	return app
 }
 
 // Main runs the command line and returns the process exit code.

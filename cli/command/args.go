@@ -1,6 +1,7 @@
 package command
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -9,7 +10,8 @@ import (
 // interspersed moves a command's flags in front of its positional
 // arguments, so `sluice convert in.jsonl -o out` works as users expect;
 // urfave/cli stops reading flags at the first positional argument. A "--"
-// ends the flags as usual.
+// ends the flags as usual. `sluice help dedup exact` and `sluice dedup help
+// exact` become `sluice dedup exact --help`.
 func interspersed(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -21,6 +23,10 @@ func interspersed(app *cli.App, args []string) []string {
 		}
 		i++
 	}
+	help := false
+	if i+1 < len(args) && isHelp(args[i]) {
+		args, help = slices.Delete(slices.Clone(args), i, i+1), true
+	}
 	if i >= len(args) {
 		return args
 	}
@@ -30,6 +36,10 @@ func interspersed(app *cli.App, args []string) []string {
 	}
 	// Walk down subcommands (e.g. `dedup exact`).
 	for i+1 < len(args) {
+		if i+2 < len(args) && isHelp(args[i+1]) && len(cmd.Subcommands) > 0 {
+			args, help = slices.Delete(slices.Clone(args), i+1, i+2), true
+			continue
+		}
 		sub := cmd.Command(args[i+1])
 		if sub == nil {
 			break
@@ -64,6 +74,9 @@ func interspersed(app *cli.App, args []string) []string {
 		}
 		positional = append(positional, a)
 	}
+	if help {
+		flags = append(flags, "--help")
+	}
 	out := append(head, flags...)
 	if len(positional) > 0 {
 		out = append(out, "--")
@@ -88,6 +101,8 @@ func takesValue(flags []cli.Flag, arg string) bool {
 	}
 	return false
 }
+
+func isHelp(arg string) bool { return arg == "help" || arg == "h" }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

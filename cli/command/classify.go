@@ -15,10 +15,7 @@ func classifyCommand(s Streams) *cli.Command {
 		Description: "Runs the fastText stages of `sluice clean` alone: lang (the built-in lid.176 model, or --lang-model)\n" +
 			"and one classify stage per --classify, in that order. Models are read by sluice itself (.bin and\n" +
 			"quantized .ftz) and predict what the fastText command line predicts. Filtered rows go to removed/\n" +
-			"with _stage and _reason; --annotate keeps every row and adds keep and drop_reason.\n" +
-			"Examples:\n" +
-			"  sluice classify corpus.jsonl.zst -o tagged/ --lang any\n" +
-			"  sluice classify corpus.jsonl.zst -o hq/ --lang en --classify dclm=dclm_fasttext.bin:__label__hq:0.018",
+			"with _stage and _reason; --annotate keeps every row and adds keep and drop_reason.",
 		Flags: append(append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...),
 			annotateFlag(o)),
 			classifierFlags(o)...),

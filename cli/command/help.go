@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -95,4 +96,156 @@ func runeOffset(s string, n int) int {
 		n--
 	}
 	return len(s)
+}
+
+// examples are the invocations each command's help ends with, by command
+// path.
+var examples = map[string][]string{
+	"convert":           {"sluice convert crawl/*.jsonl.gz -o dataset/", "sluice convert dataset/ -o all.jsonl.zst"},
+	"extract":           {"sluice extract CC-MAIN-*.warc.gz -o pages/ --mode main"},
+	"clean":             {"sluice clean raw/ -o clean/ --normalize --filters gopher_quality,c4 --pii email"},
+	"classify":          {"sluice classify corpus.jsonl.zst -o tagged/ --lang any", "sluice classify in.jsonl -o hq/ --lang en --classify hq=hq.bin:__label__hq:0.5"},
+	"run":               {"sluice run pipeline.yaml", "sluice run pipeline.yaml -o out/ --overwrite"},
+	"launch":            {"sluice launch pipeline.yaml -o out/", "sluice launch pipeline.yaml -o out/ --executor slurm"},
+	"task":              {"sluice task out/_plan.json --phase dedup_exact --index 0"},
+	"status":            {"sluice status out/"},
+	"dedup":             {"sluice dedup exact corpus/ -o deduped/"},
+	"dedup minhash":     {"sluice dedup minhash corpus/ -o deduped/ --threshold 0.8"},
+	"dedup lines":       {"sluice dedup lines corpus/ -o deduped/"},
+	"dedup exact":       {"sluice dedup exact corpus/ -o deduped/ --normalize"},
+	"decontaminate":     {"sluice decontaminate corpus/ --eval mmlu.jsonl --eval gsm8k.jsonl -o clean/"},
+	"memorize":          {"sluice memorize probes corpus/ -o probes.jsonl"},
+	"memorize probes":   {"sluice memorize probes corpus/ -o probes.jsonl --n 1000"},
+	"memorize canaries": {"sluice memorize canaries -o canaries.jsonl --into corpus/"},
+	"memorize score":    {"sluice memorize score --probes probes.jsonl --generations gen.jsonl"},
+	"tokens":            {"sluice tokens corpus/", "sluice tokens corpus/ --tokenizer o200k_base -o counts.json"},
+	"budget":            {"sluice budget --tokens 2.4B --params 1B", "sluice budget counts.json --epochs 4"},
+	"tasks":             {"sluice tasks validate train.jsonl"},
+	"tasks validate":    {"sluice tasks validate train.jsonl --tokenizer cl100k_base"},
+	"tasks convert":     {"sluice tasks convert alpaca.jsonl -o chat.jsonl --to chat"},
+	"tasks split":       {"sluice tasks split chat.jsonl -o splits/ --ratios 0.8,0.1,0.1"},
+	"inspect":           {"sluice inspect dataset/", "sluice inspect data.parquet --json"},
+	"demo":              {"sluice demo", "sluice demo -o demo-out/"},
+}
+
+// finishCommands gives every command below path its examples and the
+// usage errors of an unknown flag or subcommand.
+func finishCommands(path string, cmds []*cli.Command) {
+	for _, c := range cmds {
+		p := strings.TrimPrefix(path+" "+c.Name, " ")
+		if ex := examples[p]; len(ex) > 0 {
+			c.Description = strings.TrimLeft(c.Description+"\n\nExamples:\n  "+strings.Join(ex, "\n  "), "\n")
+		}
+		c.OnUsageError = unknownFlag
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			c.Action = needSubcommand
+		}
+		finishCommands(p, c.Subcommands)
+	}
+}
+
+// unknownFlag is the OnUsageError of the app and its commands: an unknown
+// flag is named as given, with the flags it may be a misspelling of.
+func unknownFlag(c *cli.Context, err error, _ bool) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return usageError{err}
+	}
+	given := dashed(name)
+	for _, a := range commandLine(c) {
+		if n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); n == name && strings.HasPrefix(a, "-") {
+			given, _, _ = strings.Cut(a, "=")
+			break
+		}
+	}
+	var names []string
+	for _, f := range c.Command.VisibleFlags() {
+		for _, n := range f.Names() {
+			names = append(names, dashed(n))
+		}
+	}
+	return usagef("unknown flag %s for %s%s", given, c.Command.HelpName, suggestion(dashed(name), names, c.Command.HelpName))
+}
+
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// unknownCommand is the action of the app: an unknown command is named as
+// given, with the commands it may be a misspelling of.
+func unknownCommand(c *cli.Context) error {
+	if !c.Args().Present() {
+		return cli.ShowAppHelp(c)
+	}
+	return usagef("unknown command %s%s", c.Args().First(), suggestion(c.Args().First(), commandNames(c.App.Commands), "sluice"))
+}
+
+// needSubcommand is the action of a command that only groups subcommands.
+func needSubcommand(c *cli.Context) error {
+	names := commandNames(c.Command.Subcommands)
+	if c.Args().Present() {
+		return usagef("unknown subcommand %s of %s%s", c.Args().First(), c.Command.HelpName, suggestion(c.Args().First(), names, c.Command.HelpName))
+	}
+	return usagef("%s needs a subcommand: %s", c.Command.HelpName, strings.Join(names, ", "))
+}
+
+func commandNames(cmds []*cli.Command) []string {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden && c.Name != "help" {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// suggestion ends an error about the unknown name: the names near it, or
+// where the valid ones are listed.
+func suggestion(name string, names []string, helpName string) string {
+	if near := closest(name, names); len(near) > 0 {
+		return "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return "; see " + helpName + " --help"
+}
+
+// closest returns the (at most three) names nearest to name in edit
+// distance, when they are near enough to be a misspelling of it.
+func closest(name string, names []string) []string {
+	limit := max(2, utf8.RuneCountInString(name)/3)
+	dist := map[string]int{}
+	var near []string
+	for _, n := range names {
+		if d := editDistance(name, n); d <= limit {
+			dist[n] = d
+			near = append(near, n)
+		}
+	}
+	slices.SortStableFunc(near, func(a, b string) int { return dist[a] - dist[b] })
+	return near[:min(3, len(near))]
+}
+
+// editDistance is the Levenshtein distance between a and b: the fewest
+// insertions, deletions and substitutions of characters that turn a into b.
+func editDistance(a, b string) int {
+	s, t := []rune(a), []rune(b)
+	prev := make([]int, len(t)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := range s {
+		cur := make([]int, len(t)+1)
+		cur[0] = i + 1
+		for j := range t {
+			cost := 1
+			if s[i] == t[j] {
+				cost = 0
+			}
+			cur[j+1] = min(prev[j]+cost, prev[j+1]+1, cur[j]+1)
+		}
+		prev = cur
+	}
+	return prev[len(t)]
 }

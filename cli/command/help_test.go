@@ -96,3 +96,60 @@ func TestWrapHelpLine(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpHasExamples(t *testing.T) {
+	for _, path := range commandPaths() {
+		help := helpOf(t, path)
+		_, ex, ok := strings.Cut(help, "Examples:\n")
+		if !ok || !strings.HasPrefix(ex, "     sluice "+path) {
+			t.Errorf("sluice %s --help: no example of the command:\n%s", path, help)
+		}
+	}
+}
+
+func TestHelpCommandShowsTheHelpOfEveryCommand(t *testing.T) {
+	for _, path := range commandPaths() {
+		want := helpOf(t, path)
+		code, out, errs := mainOutput(append([]string{"help"}, strings.Fields(path)...)...)
+		if code != 0 || out != want {
+			t.Errorf("sluice help %s: exit %d, stderr %q, output\n%s\nwant\n%s", path, code, errs, out, want)
+		}
+	}
+	if _, out, _ := mainOutput("dedup", "help", "exact"); out != helpOf(t, "dedup exact") {
+		t.Errorf("sluice dedup help exact:\n%s", out)
+	}
+}
+
+func TestUnknownNamesAreOneUsageError(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nosuchcmd"}, "sluice: error: unknown command nosuchcmd; see sluice --help\n"},
+		{[]string{"convrt", "in.jsonl"}, "sluice: error: unknown command convrt; did you mean convert?\n"},
+		{[]string{"convert", "in.jsonl", "--bogus-flag"}, "sluice: error: unknown flag --bogus-flag for sluice convert; see sluice convert --help\n"},
+		{[]string{"convert", "--workrs=2", "in.jsonl"}, "sluice: error: unknown flag --workrs for sluice convert; did you mean --workers?\n"},
+		{[]string{"dedup", "exact", "-normalise"}, "sluice: error: unknown flag -normalise for sluice dedup exact; did you mean --normalize?\n"},
+		{[]string{"--log-formt", "json"}, "sluice: error: unknown flag --log-formt for sluice; did you mean --log-format?\n"},
+		{[]string{"dedup", "exat"}, "sluice: error: unknown subcommand exat of sluice dedup; did you mean exact?\n"},
+		{[]string{"dedup"}, "sluice: error: sluice dedup needs a subcommand: minhash, lines, exact\n"},
+		{[]string{"memorize"}, "sluice: error: sluice memorize needs a subcommand: probes, canaries, score\n"},
+		{[]string{"tasks"}, "sluice: error: sluice tasks needs a subcommand: validate, convert, split\n"},
+	} {
+		code, out, errs := mainOutput(tc.args...)
+		if code != 2 || out != "" || errs != tc.want {
+			t.Errorf("sluice %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, out, errs, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{{"", "abc", 3}, {"convert", "convert", 0}, {"convrt", "convert", 1}, {"kitten", "sitting", 3}, {"exat", "exact", 1}} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
