@@ -4,13 +4,14 @@
 # run, of a plain conversion of the same file in the same rounds, and the
 # stages' own cost (their difference); then the profile's top lines.
 # Usage: bash bench/clean.sh [--n DOCS] [--work DIR] [--rounds R] [--tools DIR] [--seed S]
+# The corpus comes from bench/gen (--tools DIR: DIR/gen_corpus.py).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=${N:-100000}
 WORK=${WORK:-/tmp/sluice-bench}
 ROUNDS=${ROUNDS:-3}
-TOOLS=${TOOLS:-$REPO/../shared/tools}
+TOOLS=${TOOLS:-}
 SEED=${SEED:-42}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,17 +20,16 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --tools) TOOLS=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "clean.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
 
 mkdir -p "$WORK"
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
 CORPUS=$WORK/corpus-n$N-s$SEED.jsonl
-if [ ! -f "$CORPUS" ]; then
-  [ -f /usr/share/dict/words ] || { apt-get update -qq && apt-get install -y -qq wamerican >/dev/null; }
-  python3 "$TOOLS/gen_corpus.py" --n "$N" --seed "$SEED" --out "$CORPUS" >&2
-fi
+bench_corpus_ok "$CORPUS" || bench_gen "$N" "$SEED" "$CORPUS"
 (cd "$REPO" && go build -o "$WORK/sluice" .)
 BYTES=$(stat -c %s "$CORPUS")
 STAGES=(--normalize --filters gopher_quality,gopher_repetition,c4,fineweb --pii email,phone,ip)

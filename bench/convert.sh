@@ -4,13 +4,15 @@
 #   bash bench/convert.sh [--n DOCS] [--work DIR] [--rounds R] [--tools DIR]
 #                         [--threads "1 2"] [--seed S] [--only "sluice duckdb polars"]
 # Every option can also be given by environment: N, WORK, ROUNDS, TOOLS, THREADS, SEED, ONLY.
+# The corpus comes from bench/gen and the peer runners from bench/peers;
+# --tools DIR uses DIR/gen_corpus.py and DIR/peers/ instead.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=${N:-100000}
 WORK=${WORK:-/tmp/sluice-bench}
 ROUNDS=${ROUNDS:-3}
-TOOLS=${TOOLS:-$REPO/../shared/tools}
+TOOLS=${TOOLS:-}
 THREADS=${THREADS:-"1 2"}
 SEED=${SEED:-42}
 ONLY=${ONLY:-"sluice duckdb polars"}
@@ -38,9 +40,14 @@ has() { case " $ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
-[ -d "$TOOLS" ] || die "shared tools not found at $TOOLS (pass --tools DIR)"
-TOOLS=$(cd "$TOOLS" && pwd)
-[ -f "$TOOLS/gen_corpus.py" ] || die "missing $TOOLS/gen_corpus.py"
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
+if [ -n "$TOOLS" ]; then
+  [ -d "$TOOLS" ] || die "tools not found at $TOOLS (--tools DIR)"
+  TOOLS=$(cd "$TOOLS" && pwd)
+  [ -f "$TOOLS/gen_corpus.py" ] || die "missing $TOOLS/gen_corpus.py"
+fi
+PEER_JS=$(bench_peers)
 
 # ---- system packages ---------------------------------------------------------
 APT_UPDATED=0
@@ -51,11 +58,13 @@ apt_install() {
   log "installing $*"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
 }
-[ -f /usr/share/dict/words ] || apt_install wamerican
 [ -x /usr/bin/time ] || apt_install time
-command -v python3 >/dev/null || apt_install python3
-if has duckdb || has polars; then
-  command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs npm
+if [ -n "$TOOLS" ]; then command -v python3 >/dev/null || apt_install python3; fi
+if (has duckdb || has polars) && ! bench_has_node; then
+  skipped=""
+  for x in duckdb polars; do has $x && skipped="$skipped $x"; done
+  log "skipping${skipped}: node and npm are needed to run the peers (apt-get install nodejs npm; see bench/README.md)"
+  ONLY=" $ONLY "; ONLY=${ONLY// duckdb / }; ONLY=${ONLY// polars / }
 fi
 
 # ---- build sluice (fails first, before any long step) -------------------------
@@ -73,28 +82,23 @@ fi
 # ---- peer node packages -------------------------------------------------------
 PEERS=$WORK/peers-node
 if has duckdb || has polars; then
-  stamp="$PEERS/.installed"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "${PEER_PKGS[*]}" ]; then
-    log "installing peer packages into $PEERS: ${PEER_PKGS[*]}"
-    mkdir -p "$PEERS"
-    (cd "$PEERS" && { [ -f package.json ] || npm init -y >/dev/null; } \
-      && npm i -E --no-audit --no-fund "${PEER_PKGS[@]}" >&2) || die "npm install failed in $PEERS"
-    echo "${PEER_PKGS[*]}" >"$stamp"
-  fi
+  bench_npm "$PEERS" "${PEER_PKGS[@]}" >/dev/null || die "npm install failed in $PEERS"
+  readme=$REPO/bench/README.md
+  [ -z "$TOOLS" ] || readme=$TOOLS/peers/README.md
   for p in "${PEER_PKGS[@]}"; do
-    grep -qF -- "$p" "$TOOLS/peers/README.md" 2>/dev/null \
-      || log "warning: $p is not the version named in $TOOLS/peers/README.md"
+    grep -qF -- "$p" "$readme" 2>/dev/null || log "warning: $p is not the version named in $readme"
   done
   export NODE_PATH=$PEERS/node_modules
 fi
 
 # ---- corpus (generated once, cached) -----------------------------------------
 CORPUS=$WORK/corpus-n$N-s$SEED.jsonl
-if [ ! -s "$CORPUS" ]; then
-  log "generating $CORPUS"
+if ! bench_corpus_ok "$CORPUS"; then
+  log "generating $CORPUS with $(bench_gen_name)"
   rm -rf "$WORK/.gen" && mkdir -p "$WORK/.gen"
-  python3 "$TOOLS/gen_corpus.py" --n "$N" --seed "$SEED" --out "$WORK/.gen/corpus.jsonl" >&2
-  mv "$WORK/.gen/corpus.jsonl" "$CORPUS" && rm -rf "$WORK/.gen"
+  bench_gen "$N" "$SEED" "$WORK/.gen/corpus.jsonl" || die "corpus generation failed"
+  for x in jsonl dups.jsonl meta.json; do mv "$WORK/.gen/corpus.$x" "${CORPUS%.jsonl}.$x"; done
+  rm -rf "$WORK/.gen"
 fi
 IN_BYTES=$(stat -c %s "$CORPUS")
 DOCS=$(wc -l <"$CORPUS")
@@ -112,8 +116,8 @@ run_one() { # tool threads round -> appends "tool threads round wall rssKB cpu o
   local cmd
   case "$tool" in
     sluice) cmd=("$SLUICE" convert "$CORPUS" -o "$out" --workers "$t" --overwrite --compression zstd) ;;
-    duckdb) cmd=(node "$TOOLS/peers/duckdb_run.js" parquet "$CORPUS" "$out" "$t") ;;
-    polars) cmd=(env POLARS_MAX_THREADS="$t" node "$TOOLS/peers/polars_to_parquet.js" "$CORPUS" "$out" eager) ;;
+    duckdb) cmd=(node "$PEER_JS/duckdb_run.js" parquet "$CORPUS" "$out" "$t") ;;
+    polars) cmd=(env POLARS_MAX_THREADS="$t" node "$PEER_JS/polars_to_parquet.js" "$CORPUS" "$out" eager) ;;
     *) die "unknown tool $tool" ;;
   esac
   if ! /usr/bin/time -f '%e %M %U %S' -o "$tf" "${cmd[@]}" >"$lf" 2>&1; then
@@ -151,8 +155,8 @@ declare -A ROWS
 for t in $THREADS; do
   for tool in "${TOOL_LIST[@]}"; do
     ROWS[$tool/$t]="?"
-    if [ -d "$PEERS/node_modules/@duckdb" ]; then
-      ROWS[$tool/$t]=$(NODE_PATH=$PEERS/node_modules node "$TOOLS/peers/duckdb_run.js" count "$OUTDIR/$tool-t$t.parquet" 2>/dev/null \
+    if [ -d "$PEERS/node_modules/@duckdb" ] && bench_has_node; then
+      ROWS[$tool/$t]=$(NODE_PATH=$PEERS/node_modules node "$PEER_JS/duckdb_run.js" count "$OUTDIR/$tool-t$t.parquet" 2>/dev/null \
         | sed -n 's/.*"n":"\{0,1\}\([0-9]*\).*/\1/p')
       [ "${ROWS[$tool/$t]}" = "$DOCS" ] || log "warning: $tool t=$t wrote ${ROWS[$tool/$t]:-?} rows, corpus has $DOCS"
     fi
@@ -175,7 +179,7 @@ summary() {
 declare -A MBS OUTB
 {
   echo "sluice convert benchmark  $(date -u +%Y-%m-%dT%H:%MZ)  host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "corpus: $DOCS docs, $IN_BYTES bytes (gen_corpus.py --n $N --seed $SEED)  rounds: $ROUNDS  sluice rev: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)"
+  echo "corpus: $DOCS docs, $IN_BYTES bytes ($(bench_gen_name) --n $N --seed $SEED)  rounds: $ROUNDS  sluice rev: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)"
   printf '%-8s %3s %9s %8s %8s %8s %12s %7s\n' tool thr median_s MB/s rss_MB cpu_s out_bytes rows
   for t in $THREADS; do
     for tool in "${TOOL_LIST[@]}"; do

@@ -1,7 +1,7 @@
 // DuckDB doing what `sluice dedup exact` does: keep the first row of every
 // distinct text in input order and write the kept rows to Parquet (zstd).
 // usage: node duckdb_dedup.js IN.parquet OUT.parquet THREADS
-// needs NODE_PATH with @duckdb/node-api (see ../../../shared/tools/peers/README.md)
+// needs NODE_PATH with @duckdb/node-api (see bench/README.md)
 const { DuckDBInstance } = require("@duckdb/node-api");
 const [input, output, threads = "1"] = process.argv.slice(2);
 const q = (s) => "'" + s.replace(/'/g, "''") + "'";

@@ -1,6 +1,6 @@
 // DuckDB: SELECT count(DISTINCT hash(text)) over a Parquet file, the
 // baseline for sluice's exact dedup. usage: node duckdb_distinct.js FILE.parquet THREADS
-// needs NODE_PATH with @duckdb/node-api (see ../../../shared/tools/peers/README.md)
+// needs NODE_PATH with @duckdb/node-api (see bench/README.md)
 const { DuckDBInstance } = require("@duckdb/node-api");
 const [file, threads = "1"] = process.argv.slice(2);
 (async () => {

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # MinHash near-dedup quality and speed on a generated corpus with planted
 # duplicates: recall over the true pairs at Jaccard >= 0.85 and precision
-# of the pairs sluice clusters, against the true clusters gen_corpus.py
-# writes, then the run's time and peak memory.
+# of the pairs sluice clusters, against the true clusters bench/gen
+# writes (--tools DIR: DIR/gen_corpus.py), then the run's time and peak memory.
 # Usage: bash bench/dedup/minhash.sh [--n DOCS] [--seed S] [--work DIR] [--tools DIR] [-- extra sluice flags]
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-N=${N:-20000}; SEED=${SEED:-7}; WORK=${WORK:-/tmp/sluice-bench}; TOOLS=${TOOLS:-$REPO/../shared/tools}
+N=${N:-20000}; SEED=${SEED:-7}; WORK=${WORK:-/tmp/sluice-bench}; TOOLS=${TOOLS:-}
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,11 +19,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 mkdir -p "$WORK"
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
 CORPUS=$WORK/dups-n$N-s$SEED.jsonl
-if [ ! -f "$CORPUS" ]; then
-  [ -f /usr/share/dict/words ] || { apt-get update -qq && apt-get install -y -qq wamerican >/dev/null; }
-  python3 "$TOOLS/gen_corpus.py" --n "$N" --seed "$SEED" --out "$CORPUS" >&2
-fi
+bench_corpus_ok "$CORPUS" || bench_gen "$N" "$SEED" "$CORPUS"
 (cd "$REPO" && go build -o "$WORK/sluice" . && go build -o "$WORK/prcheck" ./bench/dedup/prcheck)
 OUT=$WORK/minhash-out.parquet
 /usr/bin/time -f "%e %M" -o "$WORK/minhash-time.txt" "$WORK/sluice" dedup minhash "$CORPUS" -o "$OUT" --overwrite --no-progress "${EXTRA[@]}" | sed -n '1,3p'

@@ -16,7 +16,8 @@ duplicates are rare, as in real files:
   * 0.5% exact copies of an earlier example (duplicate_example warnings).
 Every example is valid for `sluice tasks validate` (no errors).
 
-Usage: gen_chat.py --n 120000 --seed 7 --out chat.jsonl --text text.jsonl [--tools DIR]
+Usage: gen_chat.py --n 120000 --seed 7 --out chat.jsonl --text text.jsonl --tools DIR
+(bench/tasks/run.sh --tools DIR uses it; without --tools, `go run ./bench/gen --chat` makes the files.)
 """
 import argparse, json, math, os, random, sys
 

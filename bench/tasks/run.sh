@@ -12,12 +12,14 @@
 # binary (say, one built before a change) to every round: validate-base.
 # The timed part takes /tmp/sluice-bench.lock itself: run the script plainly
 # (set SLUICE_BENCH_LOCKED=1 if you already hold the lock).
+# The files come from `bench/gen --chat` (--tools DIR: bench/tasks/gen_chat.py
+# with DIR/gen_corpus.py).
 # Usage: bash bench/tasks/run.sh [--n EXAMPLES] [--rounds R] [--seed S] [--work DIR] [--tools DIR] [--base BIN]
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WORK=${WORK:-/tmp/sluice-bench}
-TOOLS=${TOOLS:-$REPO/../shared/tools}
+TOOLS=${TOOLS:-}
 N=${N:-120000}
 ROUNDS=${ROUNDS:-5}
 SEED=${SEED:-7}
@@ -31,7 +33,7 @@ while [ $# -gt 0 ]; do
     --work) WORK=$2; shift 2 ;;
     --tools) TOOLS=$2; shift 2 ;;
     --base) BASE=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -41,18 +43,26 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 command -v go >/dev/null || die "go toolchain not found"
-[ -f "$TOOLS/gen_corpus.py" ] || die "missing $TOOLS/gen_corpus.py (pass --tools DIR)"
+[ -z "$TOOLS" ] || [ -f "$TOOLS/gen_corpus.py" ] || die "missing $TOOLS/gen_corpus.py (--tools $TOOLS)"
 [ -z "$BASE" ] || [ -x "$BASE" ] || die "--base $BASE: not an executable"
-[ -f /usr/share/dict/words ] || { log "installing wamerican"; apt-get update -qq >&2 && apt-get install -y -qq wamerican >&2; }
+GEN=bench/gen
+[ -z "$TOOLS" ] || GEN=gen_chat.py
 
 # The files, made once for each N and seed.
 CHAT=$WORK/tasks-chat-n$N-s$SEED.jsonl
 TEXT=$WORK/tasks-text-n$N-s$SEED.jsonl
-if [ ! -s "$CHAT" ] || [ ! -s "$TEXT" ]; then
-  log "generating $CHAT and $TEXT"
-  python3 "$REPO/bench/tasks/gen_chat.py" --n "$N" --seed "$SEED" --out "$CHAT.tmp" --text "$TEXT.tmp" --tools "$TOOLS"
+if [ ! -s "$CHAT" ] || [ ! -s "$TEXT" ] || [ "$(cat "$CHAT.gen" 2>/dev/null)" != "$GEN" ]; then
+  log "generating $CHAT and $TEXT with $GEN"
+  if [ -n "$TOOLS" ]; then
+    [ -f /usr/share/dict/words ] || { log "installing wamerican"; apt-get update -qq >&2 && apt-get install -y -qq wamerican >&2; }
+    python3 "$REPO/bench/tasks/gen_chat.py" --n "$N" --seed "$SEED" --out "$CHAT.tmp" --text "$TEXT.tmp" --tools "$TOOLS"
+  else
+    (cd "$REPO" && go build -o "$WORK/bench-gen" ./bench/gen)
+    "$WORK/bench-gen" --chat --n "$N" --seed "$SEED" --out "$CHAT.tmp" --text "$TEXT.tmp"
+  fi
   mv "$TEXT.tmp" "$TEXT"
   mv "$CHAT.tmp" "$CHAT"
+  echo "$GEN" >"$CHAT.gen"
 fi
 
 BIN=$WORK/sluice-tasks-bench

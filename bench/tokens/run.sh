@@ -6,11 +6,14 @@
 # reference script is printed as the baseline its whole-process time
 # includes.
 # Usage: bash bench/tokens/run.sh [--limit DOCS] [--rounds R] [--work DIR] [--corpus FILE] [--tools DIR]
+# The corpus comes from bench/gen and the reference runner from bench/peers
+# (--tools DIR: DIR/gen_corpus.py and DIR/peers/). Without node and npm the
+# reference is skipped and only sluice runs.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WORK=${WORK:-/tmp/sluice-bench}
-TOOLS=${TOOLS:-$REPO/../shared/tools}
+TOOLS=${TOOLS:-}
 LIMIT=${LIMIT:-10000}
 ROUNDS=${ROUNDS:-3}
 CORPUS=${CORPUS:-}
@@ -22,7 +25,7 @@ while [ $# -gt 0 ]; do
     --work) WORK=$2; shift 2 ;;
     --corpus) CORPUS=$2; shift 2 ;;
     --tools) TOOLS=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -32,22 +35,23 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 command -v go >/dev/null || die "go toolchain not found"
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  log "installing nodejs and npm"
-  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >&2
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
+PEER_ON=1
+if ! bench_has_node; then
+  PEER_ON=0
+  log "skipping tiktoken: node and npm are needed to run it (apt-get install nodejs npm; see bench/README.md)"
 fi
 
 # The corpus: the given file, else the 100k-document one if an earlier
 # benchmark made it, else a 20k-document one made here once.
 if [ -z "$CORPUS" ]; then
   CORPUS=$WORK/corpus-n100000-s42.jsonl
-  if [ ! -s "$CORPUS" ]; then
+  if ! bench_corpus_ok "$CORPUS"; then
     CORPUS=$WORK/corpus-n20000-s42.jsonl
-    if [ ! -s "$CORPUS" ]; then
-      [ -f /usr/share/dict/words ] || { apt-get update -qq >&2 && apt-get install -y -qq wamerican >&2; }
-      log "generating $CORPUS"
-      python3 "$TOOLS/gen_corpus.py" --n 20000 --seed 42 --out "$CORPUS.tmp" >&2
-      mv "$CORPUS.tmp" "$CORPUS"
+    if ! bench_corpus_ok "$CORPUS"; then
+      log "generating $CORPUS with $(bench_gen_name)"
+      bench_gen 20000 42 "$CORPUS" || die "corpus generation failed"
     fi
   fi
 fi
@@ -55,14 +59,14 @@ fi
 
 # The reference, in its own folder so other benchmarks' packages stay as they are.
 PEERS=$WORK/peers-tiktoken
-if [ ! -d "$PEERS/node_modules/tiktoken" ]; then
-  log "installing $TIKTOKEN into $PEERS"
-  mkdir -p "$PEERS"
-  (cd "$PEERS" && { [ -f package.json ] || npm init -y >/dev/null; } && npm i -E --no-audit --no-fund "$TIKTOKEN" >&2)
+PEER=$(bench_peers)/tiktoken_count.js
+TOOLS_RUN="sluice"
+if [ $PEER_ON = 1 ]; then
+  [ -f "$PEER" ] || die "missing $PEER"
+  bench_npm "$PEERS" "$TIKTOKEN" >/dev/null || die "npm install of $TIKTOKEN failed in $PEERS"
+  export NODE_PATH=$PEERS/node_modules
+  TOOLS_RUN="sluice tiktoken parse"
 fi
-export NODE_PATH=$PEERS/node_modules
-PEER=$TOOLS/peers/tiktoken_count.js
-[ -f "$PEER" ] || die "missing $PEER (pass --tools DIR)"
 
 BIN=$WORK/tokens-bench
 log "building: go build -o $BIN ./bench/tokens"
@@ -72,7 +76,7 @@ cat "$CORPUS" >/dev/null # into the page cache before the first timing
 OUT=$WORK/tokens-runs.jsonl
 : >"$OUT"
 for r in $(seq "$ROUNDS"); do
-  for tool in sluice tiktoken parse; do
+  for tool in $TOOLS_RUN; do
     case $tool in
       sluice) line=$("$BIN" -corpus "$CORPUS" -n "$LIMIT" -encoding cl100k_base) ;;
       tiktoken) line=$(node "$PEER" "$CORPUS" wasm "$LIMIT") ;;
@@ -93,10 +97,14 @@ def med(tool, key):
 def first(tool, key):
     return next(r["result"][key] for r in runs if r["tool"] == tool)
 s_mb, s_tok = med("sluice", "MB_per_s"), med("sluice", "tokens_per_s")
-t_mb, t_tok = med("tiktoken", "encode_only_MB_per_s"), med("tiktoken", "encode_only_tokens_per_s")
 print(f"{'tool':<26} {'docs':>7} {'tokens':>11} {'text_MB':>8} {'count_s':>8} {'MB/s':>8} {'Mtok/s':>7}")
 print(f"{'sluice (Go)':<26} {first('sluice','docs'):>7} {first('sluice','tokens'):>11} {first('sluice','text_mb'):>8.1f} "
       f"{med('sluice','encode_s'):>8.3f} {s_mb:>8.2f} {s_tok/1e6:>7.2f}")
+if not any(r["tool"] == "tiktoken" for r in runs):
+    print(f"sluice load of the ranks: {med('sluice','load_s')*1000:.0f} ms (once a process, not in count_s)")
+    print("tiktoken skipped: node and npm not found")
+    sys.exit(0)
+t_mb, t_tok = med("tiktoken", "encode_only_MB_per_s"), med("tiktoken", "encode_only_tokens_per_s")
 print(f"{'tiktoken 1.0.22 (WASM)':<26} {first('tiktoken','docs'):>7} {first('tiktoken','tokens'):>11} {first('tiktoken','text_mb'):>8.1f} "
       f"{med('tiktoken','encode_s'):>8.3f} {t_mb:>8.2f} {t_tok/1e6:>7.2f}")
 print(f"reference whole process {med('tiktoken','secs'):.3f} s, of which reading + JSON parsing {med('parse','secs'):.3f} s (parse-only run)")

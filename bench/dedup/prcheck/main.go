@@ -1,5 +1,5 @@
 // Command prcheck scores near-duplicate removal against the true clusters
-// that ../shared/tools/gen_corpus.py writes (FILE.dups.jsonl): recall over
+// that bench/gen (or gen_corpus.py) writes (FILE.dups.jsonl): recall over
 // the true pairs at or above a similarity, precision over the pairs sluice
 // put in one cluster (a pair counts as right when its true similarity is at
 // least the dedup threshold), and precision over the removals: each removed

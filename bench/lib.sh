@@ -1,0 +1,55 @@
+# Helpers the benchmark scripts source: where the corpus and the peer
+# runners come from. The caller sets REPO (the repository root) and WORK;
+# TOOLS, when set (--tools DIR), names an outside folder with gen_corpus.py
+# and peers/ to use instead of the repository's own bench/gen and
+# bench/peers.
+
+# bench_gen_name: the generator the corpus comes from, as reports name it.
+bench_gen_name() { if [ -n "${TOOLS:-}" ]; then echo gen_corpus.py; else echo bench/gen; fi; }
+
+# bench_peers: the folder of the peer runner scripts.
+bench_peers() { if [ -n "${TOOLS:-}" ]; then echo "$TOOLS/peers"; else echo "$REPO/bench/peers"; fi; }
+
+# bench_has_node: whether node and npm are both on PATH.
+bench_has_node() { command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; }
+
+# bench_corpus_ok FILE: FILE exists and was made by the generator in use
+# (its FILE.meta.json says so), so a cached corpus from the other generator
+# is made again rather than reused.
+bench_corpus_ok() {
+  local meta=${1%.jsonl}.meta.json
+  [ -s "$1" ] && [ -f "$meta" ] || return 1
+  if [ -n "${TOOLS:-}" ]; then ! grep -q '"generator": "bench/gen"' "$meta"
+  else grep -q '"generator": "bench/gen"' "$meta"; fi
+}
+
+# bench_gen N SEED OUT: writes the corpus OUT, with OUT's .dups.jsonl (the
+# true duplicate clusters) and .meta.json beside it. Progress goes to stderr.
+bench_gen() {
+  local n=$1 seed=$2 out=$3
+  if [ -n "${TOOLS:-}" ]; then
+    [ -f "$TOOLS/gen_corpus.py" ] || { echo "missing $TOOLS/gen_corpus.py (--tools $TOOLS)" >&2; return 1; }
+    if [ ! -f /usr/share/dict/words ]; then # gen_corpus.py reads its words from there
+      apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wamerican >&2
+    fi
+    python3 "$TOOLS/gen_corpus.py" --n "$n" --seed "$seed" --out "$out" >&2
+  else
+    mkdir -p "$WORK"
+    (cd "$REPO" && go build -o "$WORK/bench-gen" ./bench/gen) >&2 && "$WORK/bench-gen" --n "$n" --seed "$seed" --out "$out" >&2
+  fi
+}
+
+# bench_npm DIR PKG...: installs the pinned npm packages into DIR once (a
+# stamp file remembers the list) and prints DIR/node_modules.
+bench_npm() {
+  local dir=$1; shift
+  local stamp=$dir/.installed
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$*" ]; then
+    echo "# installing $* into $dir" >&2
+    mkdir -p "$dir"
+    (cd "$dir" && { [ -f package.json ] || npm init -y >/dev/null; } \
+      && npm i -E --no-audit --no-fund "$@" >&2) || return 1
+    echo "$*" >"$stamp"
+  fi
+  echo "$dir/node_modules"
+}
