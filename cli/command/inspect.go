@@ -157,10 +157,17 @@ var jsonlSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".n
 
 // inspectInputs lists the files behind path: one Parquet or JSONL file, or
 // the Parquet files of a dataset directory in name order.
+//
+// A path that names no dataset (missing, a URL, a file of another kind, a
+// directory without Parquet files) is a usage error (exit 2); a real file
+// that fails to read is a failed job (exit 1).
 func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
+	if err := input.CheckLocal(path); err != nil {
+		return nil, usageError{err}
+	}
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file or directory", path)
+		return nil, usagef("%s: no such file or directory", path)
 	}
 	if err != nil {
 		return nil, err
@@ -171,7 +178,7 @@ func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
 			return nil, err
 		}
 		if f.Format != input.Parquet && !slices.ContainsFunc(jsonlSuffixes, func(s string) bool { return strings.HasSuffix(path, s) }) {
-			return nil, fmt.Errorf("%s: not a Parquet or JSONL file (expected .parquet, .jsonl, .jsonl.gz or .jsonl.zst)", path)
+			return nil, usagef("%s: not a Parquet or JSONL file (expected .parquet, .jsonl, .jsonl.gz or .jsonl.zst)", path)
 		}
 		return []input.File{f}, nil
 	}
@@ -188,7 +195,7 @@ func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
 		return nil, err
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no Parquet files (a sluice dataset keeps them in data/*.parquet)", path)
+		return nil, usagef("%s: no Parquet files (a sluice dataset keeps them in data/*.parquet)", path)
 	}
 	slices.Sort(names)
 	files := make([]input.File, 0, len(names))

@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/sluice-data/sluice/scaleout"
 	"github.com/urfave/cli/v2"
@@ -23,10 +24,49 @@ func statusCommand(s Streams) *cli.Command {
 			}
 			sts := scaleout.Status(plan)
 			scaleout.PrintStatus(s.Out, sts)
+			if err := failedTasks(sts); err != nil {
+				return err // exit 1: the launch failed
+			}
 			if scaleout.Complete(sts) {
 				fmt.Fprintf(s.Out, "complete: %s\n", filepath.Join(c.Args().First(), "manifest.json"))
 			}
 			return nil
 		}),
 	}
+}
+
+// maxFailedListed bounds the failed tasks the error names; the status
+// lines above it list them all.
+const maxFailedListed = 3
+
+// failedTasks returns an error naming the phase, index and log of the
+// failed tasks, or nil when no task failed (the launch is waiting,
+// running or complete).
+func failedTasks(sts []scaleout.PhaseStatus) error {
+	var failed []string
+	n := 0
+	for _, st := range sts {
+		for _, m := range st.Failed {
+			n++
+			if len(failed) == maxFailedListed {
+				continue
+			}
+			msg := fmt.Sprintf("phase %s task %d failed", st.Phase.Name, m.Index)
+			if m.Error != "" {
+				msg += ": " + m.Error
+			}
+			if m.Log != "" {
+				msg += " (log " + m.Log + ")"
+			}
+			failed = append(failed, msg)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if n > len(failed) {
+		failed = append(failed, fmt.Sprintf("and %d more", n-len(failed)))
+	}
+	return fmt.Errorf("launch failed: %d task(s) failed: %s; fix the cause and launch again to rerun them",
+		n, strings.Join(failed, "; "))
 }

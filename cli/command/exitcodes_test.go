@@ -1,0 +1,142 @@
+package command
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluice-data/sluice/scaleout"
+)
+
+// mainCode runs the command line and returns its exit code and streams.
+func mainCode(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"sluice"}, args...), nil, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestInspectExitCodes checks that a path naming no dataset is a usage
+// error (2), as a missing input is for convert, while a real file that
+// fails to read is a failed job (1).
+func TestInspectExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	notes := filepath.Join(dir, "notes.txt")
+	broken := filepath.Join(dir, "broken.parquet")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, []byte("PAR1 but not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no-such-dataset.jsonl")
+	cases := []struct {
+		name, path string
+		want       int
+	}{
+		{"missing", missing, 2},
+		{"URL", "s3://bucket/data.parquet", 2},
+		{"empty directory", empty, 2},
+		{"not a data file", notes, 2},
+		{"broken Parquet", broken, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := mainCode("inspect", tc.path)
+			if code != tc.want {
+				t.Errorf("inspect %s: exit %d, want %d\n%s%s", tc.path, code, tc.want, out, errs)
+			}
+		})
+	}
+	// A missing input is the same usage error for convert and inspect.
+	if code, _, errs := mainCode("convert", missing, "-o", filepath.Join(dir, "out")); code != 2 {
+		t.Errorf("convert of a missing input: exit %d, want 2\n%s", code, errs)
+	}
+}
+
+// writeStatusPlan writes the plan of a launch with one phase of tasks
+// tasks into a new output directory, and the markers of the tasks:
+// kinds[i] is "done", "running", "failed" or "" (not started).
+func writeStatusPlan(t *testing.T, kinds ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	phase := "s0-exact-map"
+	p := &scaleout.Plan{Dir: filepath.Dir(out), Out: out, Shards: [][2]int{{0, 0}},
+		Phases: []scaleout.Phase{{Name: phase, Kind: "map", Stage: 0, Tasks: len(kinds)}}}
+	if err := os.MkdirAll(filepath.Join(out, "_work", "markers"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WritePlan(filepath.Join(out, scaleout.PlanFile)); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	for i, kind := range kinds {
+		if kind == "" {
+			continue
+		}
+		m := scaleout.Marker{Phase: phase, Index: i, Host: host, PID: os.Getpid(),
+			Log: filepath.Join(out, "_logs", fmt.Sprintf("%s-%d.log", phase, i)), Started: "2026-01-02T03:04:05Z"}
+		if kind == "failed" {
+			m.Finished, m.Error = "2026-01-02T03:04:06Z", "input.jsonl: disk on fire"
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(out, "_work", "markers", fmt.Sprintf("%s-%05d.%s", phase, i, kind))
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestStatusExitCodes checks that status exits 1 when a task of the
+// launch failed, naming its phase, task and log, and 0 while the launch
+// runs or once it is complete.
+func TestStatusExitCodes(t *testing.T) {
+	t.Run("failed", func(t *testing.T) {
+		out := writeStatusPlan(t, "done", "failed", "running")
+		code, stdout, errs := mainCode("status", out)
+		if code != 1 {
+			t.Fatalf("status of a launch with a failed task: exit %d, want 1\n%s%s", code, stdout, errs)
+		}
+		log := filepath.Join(out, "_logs", "s0-exact-map-1.log")
+		for _, want := range []string{"phase s0-exact-map task 1 failed", "disk on fire", log} {
+			if !strings.Contains(errs, want) {
+				t.Errorf("status error does not say %q:\n%s", want, errs)
+			}
+		}
+		if !strings.Contains(stdout, "task 1 failed") {
+			t.Errorf("status lines do not list the failed task:\n%s", stdout)
+		}
+		if strings.Contains(stdout, "complete:") {
+			t.Errorf("status of a failed launch reports it complete:\n%s", stdout)
+		}
+	})
+	t.Run("running", func(t *testing.T) {
+		out := writeStatusPlan(t, "done", "running", "")
+		if code, stdout, errs := mainCode("status", out); code != 0 {
+			t.Errorf("status of a running launch: exit %d, want 0\n%s%s", code, stdout, errs)
+		}
+	})
+	t.Run("complete", func(t *testing.T) {
+		out := writeStatusPlan(t, "done", "done")
+		code, stdout, errs := mainCode("status", out)
+		if code != 0 || !strings.Contains(stdout, "complete: ") {
+			t.Errorf("status of a complete launch: exit %d, want 0 and the manifest's path\n%s%s", code, stdout, errs)
+		}
+	})
+	t.Run("not a launch", func(t *testing.T) {
+		if code, stdout, errs := mainCode("status", t.TempDir()); code != 2 {
+			t.Errorf("status of a directory without a plan: exit %d, want 2\n%s%s", code, stdout, errs)
+		}
+	})
+}
