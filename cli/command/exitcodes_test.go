@@ -140,3 +140,65 @@ func TestStatusExitCodes(t *testing.T) {
 		}
 	})
 }
+
+// readme returns the repository's README.md.
+func readme(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// readmeSection returns the text of the README section under heading
+// (a line "## heading"), up to the next heading of any level.
+func readmeSection(t *testing.T, text, heading string) string {
+	t.Helper()
+	start := strings.Index(text, "\n## "+heading+"\n")
+	if start < 0 {
+		t.Fatalf("README has no section %q", heading)
+	}
+	rest := text[start+len(heading)+5:]
+	if end := strings.Index(rest, "\n#"); end >= 0 {
+		rest = rest[:end]
+	}
+	return rest
+}
+
+// TestReadmeExitCodes checks that the README gives the exit codes once,
+// as a table in the command-line contract, with the codes Main returns.
+func TestReadmeExitCodes(t *testing.T) {
+	text := readme(t)
+	if n := strings.Count(text, "Exit codes"); n != 1 {
+		t.Errorf("README says \"Exit codes\" %d times, want once (the table)", n)
+	}
+	contract := readmeSection(t, text, "Command-line contract")
+	if !strings.Contains(contract, "Exit codes") {
+		t.Errorf("the exit codes are not in the Command-line contract section")
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(contract, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) >= 3 && strings.HasPrefix(line, "| ") {
+			rows[strings.TrimSpace(cells[1])] = line
+		}
+	}
+	for code, words := range map[string][]string{
+		"0":   {"success", "status"},
+		"1":   {"failed", "status", "failed task"},
+		"2":   {"usage", "refused output", "missing input"},
+		"130": {"interrupted"},
+	} {
+		row, ok := rows[code]
+		if !ok {
+			t.Errorf("the exit code table has no row for %s", code)
+			continue
+		}
+		for _, w := range words {
+			if !strings.Contains(row, w) {
+				t.Errorf("exit code %s: the row does not say %q: %s", code, w, row)
+			}
+		}
+	}
+}
