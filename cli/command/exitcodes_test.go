@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -200,5 +201,69 @@ func TestReadmeExitCodes(t *testing.T) {
 				t.Errorf("exit code %s: the row does not say %q: %s", code, w, row)
 			}
 		}
+	}
+}
+
+// TestReadmeMatchesCode checks names and claims of the README against the
+// code: the quality signal columns, canary ids, the phase names of launch,
+// the Slurm example, the demo's languages and how the binary links.
+func TestReadmeMatchesCode(t *testing.T) {
+	text := readme(t)
+
+	// Every quality signal column the README names is one the kernels write.
+	srcs, err := filepath.Glob(filepath.Join("..", "..", "kernels", "quality", "*.go"))
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("kernels/quality sources: %v", err)
+	}
+	var kernels strings.Builder
+	for _, f := range srcs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kernels.Write(b)
+	}
+	for _, name := range regexp.MustCompile("`((?:fineweb|gopher|c4)_[a-z0-9_]+)`").FindAllStringSubmatch(text, -1) {
+		if !strings.Contains(kernels.String(), `"`+name[1]+`"`) {
+			t.Errorf("README names the column %s, which kernels/quality does not write", name[1])
+		}
+	}
+
+	// Canary ids are zero-padded to the width of --n (100 by default).
+	if bad := regexp.MustCompile(`canary-[1-9]\b`).FindString(text); bad != "" {
+		t.Errorf("README shows the canary id %q; ids are canary-001 to canary-100", bad)
+	}
+
+	// The status example names the phases of the table above it.
+	table := regexp.MustCompile("(?m)^\\| `(s\\d+-[a-z]+-[a-z]+)` \\|").FindAllStringSubmatch(text, -1)
+	phases := map[string]bool{}
+	for _, m := range table {
+		phases[m[1]] = true
+	}
+	i := strings.Index(text, "$ sluice status out\n")
+	if i < 0 || len(phases) == 0 {
+		t.Fatalf("README has no status example or no phase table")
+	}
+	example := text[i:]
+	example = example[:strings.Index(example, "```")]
+	for _, m := range regexp.MustCompile(`(?m)^(s\d+-[a-z]+-[a-z]+) `).FindAllStringSubmatch(example, -1) {
+		if !phases[m[1]] {
+			t.Errorf("the status example shows phase %s, which the phase table above it does not have", m[1])
+		}
+	}
+
+	// A partition name is the cluster's own; the example names none.
+	if strings.Contains(text, "--slurm-partition cpu") {
+		t.Errorf("the Slurm example names a partition `cpu` that a cluster need not have")
+	}
+
+	// The demo writes English rows only: the Gopher rules remove the others.
+	if !strings.Contains(text, "the written data is\nEnglish") && !strings.Contains(text, "the written data is English") {
+		t.Errorf("README does not say that the demo's written data is English")
+	}
+
+	// go build links libc by default; CGO_ENABLED=0 gives a static binary.
+	if strings.Contains(text, "static Go binary") || !strings.Contains(text, "CGO_ENABLED=0 go build") {
+		t.Errorf("README calls the default build static or does not say how to build a static binary")
 	}
 }
