@@ -216,7 +216,8 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	fmt.Fprint(w, "\nStages:\n")
 	printStageCounts(w, m)
 	fmt.Fprint(w, "\nLeft in the data: boilerplate lines repeated across pages (cookie banners, newsletter prompts,\n"+
-		"navigation) for `sluice dedup lines`, and text in eight languages besides English (the lang column).\n")
+		"navigation) for `sluice dedup lines`. The lang column labels every row; the sample's texts in eight\n"+
+		"other languages were dropped by the Gopher rules, which are written for English.\n")
 
 	glob := filepath.ToSlash(filepath.Join(t.Path, "data", "*.parquet"))
 	sqlPath := strings.ReplaceAll(glob, "'", "''")
