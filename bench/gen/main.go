@@ -451,7 +451,7 @@ func writeCorpus(n int, seed uint64, exactFrac, nearFrac float64, out string) er
 		"n_exact_copies": nExact, "n_near_copies": nNear, "clusters": len(origs), "pairs": pairs,
 		"copies_by_kind_level": byLevel, "shingle": 5,
 		"jaccard_def": "set of 5-token runs of strings.Fields(strings.ToLower(text))",
-		"seconds": math.Round(time.Since(t0).Seconds()*10) / 10}
+		"seconds":     math.Round(time.Since(t0).Seconds()*10) / 10}
 	js, _ := json.MarshalIndent(sum, "", " ")
 	if err := os.WriteFile(base+".meta.json", js, 0o644); err != nil {
 		return err
