@@ -65,7 +65,7 @@ func convertCommand(s Streams) *cli.Command {
 func inputFlags(o *ConvertOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
-			Usage: "goroutines that parse and encode batches (and the CPU cores used)"},
+			Usage: "goroutines that parse and encode batches (and the CPU cores used); 0 for every core"},
 		&cli.IntFlag{Name: "batch-rows", Value: pipeline.DefaultBatchRows, Destination: &o.BatchRows,
 			Usage: "most rows in one record batch (and one Parquet row group)"},
 		&cli.StringFlag{Name: "batch-bytes", Value: "16MiB", Destination: &o.BatchBytes,
@@ -132,6 +132,9 @@ func withOutput(flags []cli.Flag, out cli.Flag) []cli.Flag {
 func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) {
 	var problems []string
 	bad := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	if o.Workers == 0 {
+		o.Workers = runtime.NumCPU() // as `workers: 0` in a pipeline file: every core
+	}
 	cfg := pipeline.Config{
 		Overwrite: o.Overwrite, Workers: o.Workers, BatchRows: o.BatchRows, Strict: o.Strict,
 		MaxDepth: o.MaxDepth, TextField: o.TextField, SchemaFile: o.SchemaFile,
