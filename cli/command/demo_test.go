@@ -118,7 +118,7 @@ func TestDemoKeepsOtherDirectories(t *testing.T) {
 func TestDemoUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"-o", filepath.Join(t.TempDir(), "out.parquet")},
-		{"--workers", "0", "-o", filepath.Join(t.TempDir(), "out")},
+		{"--workers", "-1", "-o", filepath.Join(t.TempDir(), "out")},
 		{"somefile.jsonl"},
 	} {
 		if code, _, stderr := runDemoMain(t, args...); code != 2 {
