@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -223,7 +222,7 @@ func checkClusterTable(path string, overwrite bool, cfg pipeline.Config) error {
 	if err := t.Check(input.Set{Files: cfg.Inputs}); err != nil {
 		return fmt.Errorf("--clusters: %w", err)
 	}
-	if canonicalPath(path) == canonicalPath(cfg.Target.Path) {
+	if input.Canonical(path) == input.Canonical(cfg.Target.Path) {
 		return fmt.Errorf("--clusters %s: is the output", path)
 	}
 	return nil
@@ -241,12 +240,4 @@ func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) 
 		return err
 	}
 	return dataset.WriteFile(path, data)
-}
-
-// canonicalPath is path made absolute, for comparing two paths.
-func canonicalPath(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
 }

@@ -133,24 +133,27 @@ func (t Target) Check(in input.Set) error {
 	if t.Kind != Directory {
 		outs = append(outs, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path)
 	}
+	canonOuts := make([]string, len(outs))
+	for i, out := range outs {
+		canonOuts[i] = input.Canonical(out)
+	}
+	co := canonOuts[0]
 	for _, f := range in.Files {
 		if f.IsStream() {
 			continue
 		}
-		cf := canonical(f.Path)
-		for _, out := range outs {
-			co := canonical(out)
-			if cf == co {
-				return refusef("output %s is also an input; write the output elsewhere", out)
+		cf := input.Canonical(f.Path)
+		for i, c := range canonOuts {
+			if cf == c {
+				return refusef("output %s is also an input; write the output elsewhere", outs[i])
 			}
 		}
-		if t.Kind == Directory && within(cf, canonical(t.Path)) {
+		if t.Kind == Directory && within(cf, co) {
 			return refusef("output %s contains the input %s; write the output elsewhere", t.Path, f.Path)
 		}
 	}
-	co := canonical(t.Path)
 	for _, d := range in.Dirs {
-		cd := canonical(d)
+		cd := input.Canonical(d)
 		switch {
 		case co == cd:
 			return refusef("output %s is also an input directory; write the output elsewhere", t.Path)
@@ -167,23 +170,4 @@ func (t Target) Check(in input.Set) error {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// canonical returns the absolute path of p with symbolic links resolved,
-// for the part of it that exists.
-func canonical(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	var rest []string
-	for d := abs; ; d = filepath.Dir(d) {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			return filepath.Join(append([]string{r}, rest...)...)
-		}
-		if filepath.Dir(d) == d {
-			return abs
-		}
-		rest = append([]string{filepath.Base(d)}, rest...)
-	}
 }

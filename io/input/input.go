@@ -125,7 +125,7 @@ func Scan(args []string, opts ScanOptions) (Set, error) {
 	add := func(p string) {
 		key := p
 		if p != Stdin {
-			key = canonical(p)
+			key = Canonical(p)
 		}
 		if !seen[key] {
 			seen[key] = true
@@ -240,16 +240,24 @@ func hasScanSuffix(p string) bool {
 	return false
 }
 
-// canonical returns the absolute path of p with symbolic links resolved,
-// so that two names of one file compare equal; p itself when that fails.
-func canonical(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		p = r
+// Canonical returns the absolute path of p with symbolic links resolved,
+// for the part of it that exists, so that two names of one file (or of one
+// path still to be created) compare equal.
+func Canonical(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
 	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
+	var rest []string
+	for d := abs; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if filepath.Dir(d) == d {
+			return abs
+		}
+		rest = append([]string{filepath.Base(d)}, rest...)
 	}
-	return p
 }
 
 // CheckLocal refuses the URL of an object store or a web server: sluice
