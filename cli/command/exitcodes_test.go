@@ -24,19 +24,7 @@ func mainCode(args ...string) (int, string, string) {
 // error (2), as a missing input is for convert, while a real file that
 // fails to read is a failed job (1).
 func TestInspectExitCodes(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty")
-	notes := filepath.Join(dir, "notes.txt")
-	broken := filepath.Join(dir, "broken.parquet")
-	if err := os.Mkdir(empty, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(notes, []byte("some notes\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(broken, []byte("PAR1 but not really"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, empty, notes, broken := inspectFixtures(t)
 	missing := filepath.Join(dir, "no-such-dataset.jsonl")
 	cases := []struct {
 		name, path string

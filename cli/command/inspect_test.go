@@ -263,19 +263,7 @@ func TestInspectTextFieldFlag(t *testing.T) {
 }
 
 func TestInspectErrorsNameThePath(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty")
-	notes := filepath.Join(dir, "notes.txt")
-	broken := filepath.Join(dir, "broken.parquet")
-	if err := os.Mkdir(empty, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(notes, []byte("some notes\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(broken, []byte("PAR1 but not really"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, empty, notes, broken := inspectFixtures(t)
 	cases := []struct {
 		name, path, want string
 	}{
@@ -297,4 +285,24 @@ func TestInspectErrorsNameThePath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inspectFixtures makes the paths inspect must refuse or fail on: an empty
+// directory, a text file, and a file that claims to be Parquet but is not.
+func inspectFixtures(t *testing.T) (dir, empty, notes, broken string) {
+	t.Helper()
+	dir = t.TempDir()
+	empty = filepath.Join(dir, "empty")
+	notes = filepath.Join(dir, "notes.txt")
+	broken = filepath.Join(dir, "broken.parquet")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, []byte("PAR1 but not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, empty, notes, broken
 }
