@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sluice-data/sluice/internal/datasettest"
 )
 
 // cleanCorpus writes a small corpus with rows each rule set keeps and
@@ -64,28 +66,13 @@ func readManifest(t *testing.T, path string) map[string]any {
 	return m
 }
 
-// ids converts a dataset to JSONL and returns the ids of its rows, and
-// the rows themselves.
+// rowsOf converts a dataset or file to JSONL with the command line and
+// returns its rows.
 func rowsOf(t *testing.T, path string) []map[string]any {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "rows.jsonl")
 	runMain(t, "convert", path, "-o", out)
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		var r map[string]any
-		if err := json.Unmarshal(line, &r); err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, r)
-	}
-	return rows
+	return datasettest.ReadJSONL(t, out)
 }
 
 func TestCleanFilterAndAnnotateAgree(t *testing.T) {

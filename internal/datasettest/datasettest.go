@@ -46,7 +46,13 @@ func Rows(t testing.TB, dir string) []map[string]any {
 	if _, err := pipeline.Run(context.Background(), cfg, nil, "test"); err != nil {
 		t.Fatalf("reading %s: %v", dir, err)
 	}
-	b, err := os.ReadFile(out)
+	return ReadJSONL(t, out)
+}
+
+// ReadJSONL reads a JSONL file as JSON objects, in order.
+func ReadJSONL(t testing.TB, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
