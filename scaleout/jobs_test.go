@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sluice-data/sluice/internal/datasettest"
+	"github.com/sluice-data/sluice/internal/testenv"
 )
 
 // smallPlan is a plan of exact dedup over 6 small files in 3 tasks,
@@ -108,10 +109,7 @@ func TestSlurmScriptsOneArrayAPhase(t *testing.T) {
 // The script's loop runs the tasks of its array element, in turn: run it
 // with bash and a binary that records its arguments.
 func TestSlurmScriptRunsTheTasksOfItsElement(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := testenv.Require(t, "bash")
 	p, planPath, dir := smallPlan(t)
 	record := filepath.Join(dir, "calls")
 	p.Binary = writeScript(t, filepath.Join(dir, "fake-sluice"), fmt.Sprintf("echo \"$@\" >> %s\n", record))
@@ -147,7 +145,7 @@ func TestSubmitSlurmChainsThePhasesLeft(t *testing.T) {
 	p, planPath, dir := smallPlan(t)
 	calls := filepath.Join(dir, "sbatch-calls")
 	sbatch := writeScript(t, filepath.Join(dir, "sbatch"), fmt.Sprintf(
-		"echo \"$PWD $@\" >> %[1]s\necho \"$((1000 + $(wc -l < %[1]s)));cluster-a\"\n", calls))
+		"echo \"$PWD $@\" >> %[1]s\nn=0\nwhile read -r _; do n=$((n + 1)); done < %[1]s\necho \"$((1000 + n));cluster-a\"\n", calls))
 	runPhases(t, p, p.Phases[:1]) // the first phase is done
 	var progress bytes.Buffer
 	ids, err := SubmitSlurm(context.Background(), p, planPath, SlurmOptions{Sbatch: sbatch}, &progress)
