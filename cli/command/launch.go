@@ -36,7 +36,7 @@ func launchCommand(s Streams) *cli.Command {
 	flags = append(flags,
 		&cli.StringFlag{Name: "executor", Value: string(scaleout.Local), Destination: &o.Executor,
 			Usage: "local (run the tasks here, a process each), slurm (submit one job array per phase, chained afterok) or k8s (write Indexed Job manifests to apply)"},
-		&cli.IntFlag{Name: "tasks", Aliases: []string{"n"}, Value: 1, Destination: &o.Tasks,
+		&cli.IntFlag{Name: "tasks", Value: 1, Destination: &o.Tasks,
 			Usage: "shards of the input (consecutive sorted files, balanced by bytes) and tasks per reduce phase"},
 		&cli.IntFlag{Name: "max-parallel", Destination: &o.MaxParallel,
 			Usage: "tasks running at once: local default the CPU count; slurm the array's % throttle; k8s the Jobs' parallelism"},

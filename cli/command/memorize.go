@@ -57,7 +57,7 @@ func memorizeCommand(s Streams) *cli.Command {
 			Flags: append(inputFlags(&po.ConvertOptions),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &po.Output, Usage: "the probes file (.jsonl)"},
 				&cli.BoolFlag{Name: "overwrite", Destination: &po.Overwrite, Usage: "replace an existing probes file"},
-				&cli.IntFlag{Name: "n", Value: 1000, Destination: &po.Probes.N, Usage: "number of probes"},
+				&cli.IntFlag{Name: "count", Aliases: []string{"n"}, Value: 1000, Destination: &po.Probes.N, Usage: "number of probes"},
 				&cli.IntFlag{Name: "prefix-tokens", Value: 32, Destination: &po.Probes.PrefixTokens, Usage: "tokens of the prompt"},
 				&cli.IntFlag{Name: "suffix-tokens", Value: 32, Destination: &po.Probes.SuffixTokens, Usage: "tokens of the true continuation"},
 				&cli.StringFlag{Name: "tokenizer", Value: "cl100k_base", Destination: &po.Probes.Tokenizer, Usage: "cl100k_base, o200k_base or r50k_base (gpt2)"},
@@ -81,7 +81,7 @@ func memorizeCommand(s Streams) *cli.Command {
 				"canary file (canary, secret, repeats, the rows it went into) is written beside it as\n" +
 				"OUT/canaries.jsonl or OUT.canaries.jsonl. Without --into, OUT is the canary file alone.",
 			Flags: append(withOutput(append(inputFlags(&co.ConvertOptions), outputFlags(&co.ConvertOptions)...), canaryOut),
-				&cli.IntFlag{Name: "n", Value: 100, Destination: &co.Canaries.N, Usage: "number of canaries"},
+				&cli.IntFlag{Name: "count", Aliases: []string{"n"}, Value: 100, Destination: &co.Canaries.N, Usage: "number of canaries"},
 				&cli.StringFlag{Name: "repeats", Value: "1,10,100", Destination: &co.Repeats, Usage: "insertion counts, assigned to the canaries in turn"},
 				&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &co.Canaries.Seed, Usage: "seed of the secrets and of where they go"},
 				&cli.StringFlag{Name: "format", Value: memorize.DefaultFormat, Destination: &co.Canaries.Format, Usage: "canary text, {secret} marking the secret"},

@@ -260,7 +260,7 @@ func tasksSplitCommand(s Streams) *cli.Command {
 				Usage: "group examples by prompt, id (the member named by --field, default id) or field (--field NAME)"},
 			&cli.StringFlag{Name: "field", Destination: &o.Field,
 				Usage: "the member --by id or --by field reads; dots reach into objects (meta.source)"},
-			&cli.Uint64Flag{Name: "seed", Value: 0, Destination: &o.Seed,
+			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.Seed,
 				Usage: "the hash seed; the same seed gives the same split"},
 			&cli.StringFlag{Name: "format", Value: "auto", Destination: &o.Format,
 				Usage: "the input format: auto, chat, instruction, completion or sharegpt"},
