@@ -12,6 +12,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -81,4 +82,13 @@ type ColumnUser interface {
 // manifest once every batch was processed.
 type Reporter interface {
 	Report() any
+}
+
+// ReportMerger is implemented by Reporters whose reports on the shards of
+// a launched run add up to the report on the whole input (token counts by
+// group): the merged manifest holds MergeReports of the shards' reports,
+// each as the shard's manifest wrote it, instead of their list.
+type ReportMerger interface {
+	Reporter
+	MergeReports(shards []json.RawMessage) (any, error)
 }

@@ -2,13 +2,16 @@ package scaleout
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/sluice-data/sluice/internal/datasettest"
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/schema"
 )
@@ -254,4 +257,50 @@ func TestShardsWithoutRowsGiveTheRowsOfOneProcess(t *testing.T) {
 			t.Fatalf("quarantine %q, want 3 lines", want.Quarantine)
 		}
 	})
+}
+
+// A launched pipeline counts tokens as one process does: the merged
+// manifest's token report, built from the shards' histograms, equals the
+// report of one process, group by group.
+func TestTasksCountTokensAsOneProcess(t *testing.T) {
+	text := onePipeline("normalize: {}", "dedup_lines: {keep: first}", "tokens: {group_by: [n]}")
+	inputs := jsonlCorpus(t)
+	dir := t.TempDir()
+	cfg := baseConfig(inputs)
+	single := filepath.Join(dir, "single")
+	runSingle(t, text, cfg, single)
+	want := datasettest.Read(t, single)
+	wantReport := tokenReport(t, want.Manifest)
+	if groups, _ := wantReport["groups"].([]any); len(groups) < 10 {
+		t.Fatalf("one process: %d token groups, want many: %v", len(groups), wantReport)
+	}
+	for _, tasks := range []int{2, 3} {
+		out := filepath.Join(dir, fmt.Sprintf("tasks-%d", tasks))
+		runScaled(t, text, cfg, out, tasks)
+		got := datasettest.Read(t, out)
+		datasettest.Compare(t, fmt.Sprintf("%d tasks", tasks), got, want)
+		if gotReport := tokenReport(t, got.Manifest); !reflect.DeepEqual(gotReport, wantReport) {
+			t.Errorf("%d tasks: token report\n%v\none process\n%v", tasks, gotReport, wantReport)
+		}
+	}
+}
+
+// tokenReport returns the report of the tokens stage in m, as JSON reads it.
+func tokenReport(t *testing.T, m *dataset.Manifest) map[string]any {
+	t.Helper()
+	for _, st := range m.Stages {
+		if st.Name == "tokens" {
+			b, err := json.Marshal(st.Report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r map[string]any
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+	}
+	t.Fatalf("no tokens stage in the manifest: %+v", m.Stages)
+	return nil
 }

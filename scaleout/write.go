@@ -100,6 +100,7 @@ func (t *task) merge() error {
 	}
 	merged.Options = opts
 	started := time.Now()
+	var shardReports [][]json.RawMessage // by stage, for ReportMergers
 	for s := range p.Shards {
 		path := p.shardManifestPath(s)
 		b, err := os.ReadFile(path)
@@ -136,6 +137,7 @@ func (t *task) merge() error {
 			for i, sc := range m.Stages {
 				merged.Stages[i] = dataset.StageCounts{Name: sc.Name, Config: sc.Config}
 			}
+			shardReports = make([][]json.RawMessage, len(m.Stages))
 		}
 		if len(m.Stages) != len(merged.Stages) {
 			return fmt.Errorf("%s: %d stages, not %d", path, len(m.Stages), len(merged.Stages))
@@ -146,6 +148,11 @@ func (t *task) merge() error {
 			if sc.Report != nil {
 				reports, _ := ms.Report.([]any)
 				ms.Report = append(reports, map[string]any{"shard": s, "report": sc.Report})
+				raw, err := json.Marshal(sc.Report)
+				if err != nil {
+					return fmt.Errorf("%s: stage %s: %w", path, sc.Name, err)
+				}
+				shardReports[i] = append(shardReports[i], raw)
 			}
 		}
 		c := &merged.Counts
@@ -173,6 +180,13 @@ func (t *task) merge() error {
 		st, err := t.build(i)
 		if err != nil {
 			return err
+		}
+		if rm, ok := st.(pipeline.ReportMerger); ok && i < len(shardReports) && len(shardReports[i]) > 0 {
+			r, err := rm.MergeReports(shardReports[i])
+			if err != nil {
+				return fmt.Errorf("merge: stage %s: %w", spec.Name, err)
+			}
+			merged.Stages[i].Report = r
 		}
 		if sh, ok := st.(pipeline.Sharded); ok && sh.Sharding().Report != nil {
 			r, err := sh.Sharding().Report(workspace{t: t, stage: i})

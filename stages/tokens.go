@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -12,7 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/columnar"
+	"github.com/sluice-data/sluice/kernels/hftok"
 	"github.com/sluice-data/sluice/kernels/textlen"
+	"github.com/sluice-data/sluice/kernels/tokenize"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stats"
 )
@@ -45,11 +48,56 @@ type Tokens struct {
 
 // TokenGroup is the aggregate of one group of rows.
 type TokenGroup struct {
-	Key    []string // one value per group-by column; "(null)" for nulls
-	Docs   int64    // rows with a text
-	Tokens int64
-	Chars  int64
-	Hist   stats.Histogram // tokens per document
+	Key    []string        `json:"key,omitempty"` // one value per group-by column; "(null)" for nulls
+	Docs   int64           `json:"documents"`     // rows with a text
+	Tokens int64           `json:"tokens"`
+	Chars  int64           `json:"chars"`
+	Hist   stats.Histogram `json:"tokens_per_document"`
+}
+
+// TokensParams are the parameters of the tokens stage in a pipeline file.
+type TokensParams struct {
+	// Tokenizer is a built-in encoding (tokenize.Names), used when
+	// TokenizerFile is empty.
+	Tokenizer string `yaml:"tokenizer"`
+	// TokenizerFile is a Hugging Face tokenizer.json.
+	TokenizerFile string   `yaml:"tokenizer_file"`
+	GroupBy       []string `yaml:"group_by"`
+	// AddColumn adds n_tokens to every row; a pipeline stage adds it
+	// unless told not to.
+	AddColumn bool `yaml:"add_column"`
+}
+
+// DefaultTokensParams are the parameters of a tokens stage that sets none.
+func DefaultTokensParams() TokensParams {
+	return TokensParams{Tokenizer: "cl100k_base", AddColumn: true}
+}
+
+// TokenCounters returns how to make a counter for a tokenizer and its name
+// for the manifest: the Hugging Face tokenizer.json file when file is
+// set, else the built-in encoding named tokenizer.
+func TokenCounters(tokenizer, file string) (func() TokenCounter, string, error) {
+	if file != "" {
+		tok, err := hftok.Load(file)
+		if err != nil {
+			return nil, "", err
+		}
+		return func() TokenCounter { return tok.NewCounter() }, file, nil
+	}
+	enc, err := tokenize.Get(tokenizer)
+	if err != nil {
+		return nil, "", err
+	}
+	return func() TokenCounter { return enc.NewCounter() }, enc.Name(), nil
+}
+
+// NewTokensStage returns the tokens stage of a pipeline file.
+func NewTokensStage(textField string, p TokensParams) (*Tokens, error) {
+	newCounter, name, err := TokenCounters(p.Tokenizer, p.TokenizerFile)
+	if err != nil {
+		return nil, err
+	}
+	return NewTokens(textField, name, newCounter, p.GroupBy, p.AddColumn), nil
 }
 
 // NewTokens returns the tokens stage. newCounter makes one counter per
@@ -154,7 +202,6 @@ func (t *Tokens) Process(_ context.Context, mem memory.Allocator, batch *pipelin
 	return pipeline.Result{Kept: columnar.SetColumns(rec, []arrow.Field{tokensField}, []arrow.Array{counts})}, nil
 }
 
-// Groups returns the aggregates sorted by key, and their total.
 // Reset forgets the counts so far (pipeline.Resetter).
 func (t *Tokens) Reset() {
 	t.mu.Lock()
@@ -162,6 +209,7 @@ func (t *Tokens) Reset() {
 	t.groups = map[string]*TokenGroup{}
 }
 
+// Groups returns the aggregates sorted by key, and their total.
 func (t *Tokens) Groups() ([]*TokenGroup, *TokenGroup) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -198,4 +246,63 @@ func stringValues(col arrow.Array) []string {
 		}
 	}
 	return out
+}
+
+// TokensReport is what the tokens stage writes into the manifest: the
+// counts and the tokens-per-document histogram of every group and of all
+// rows, which the shards of a launched run merge exactly.
+type TokensReport struct {
+	Tokenizer string        `json:"tokenizer"`
+	GroupBy   []string      `json:"group_by,omitempty"`
+	Total     *TokenGroup   `json:"total"`
+	Groups    []*TokenGroup `json:"groups,omitempty"`
+}
+
+// Report is the token counts of the run (pipeline.Reporter).
+func (t *Tokens) Report() any {
+	groups, total := t.Groups()
+	r := TokensReport{Tokenizer: t.tokenizer, GroupBy: t.groupBy, Total: total}
+	if len(t.groupBy) > 0 {
+		r.Groups = groups
+	}
+	return r
+}
+
+// MergeReports adds up the reports of a launched run's shards
+// (pipeline.ReportMerger).
+func (t *Tokens) MergeReports(shards []json.RawMessage) (any, error) {
+	merged := map[string]*TokenGroup{}
+	for i, raw := range shards {
+		var r TokensReport
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("tokens report of shard %d: %w", i, err)
+		}
+		if r.Tokenizer != t.tokenizer {
+			return nil, fmt.Errorf("tokens report of shard %d counts %s tokens, not %s", i, r.Tokenizer, t.tokenizer)
+		}
+		groups := r.Groups
+		if len(t.groupBy) == 0 && r.Total != nil {
+			groups = []*TokenGroup{r.Total}
+		}
+		for _, g := range groups {
+			k := strings.Join(g.Key, "\x00")
+			if into, ok := merged[k]; ok {
+				into.Docs += g.Docs
+				into.Tokens += g.Tokens
+				into.Chars += g.Chars
+				into.Hist.Merge(&g.Hist)
+			} else {
+				merged[k] = g
+			}
+		}
+	}
+	t.mu.Lock()
+	saved := t.groups
+	t.groups = merged
+	t.mu.Unlock()
+	r := t.Report()
+	t.mu.Lock()
+	t.groups = saved
+	t.mu.Unlock()
+	return r, nil
 }

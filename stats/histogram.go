@@ -4,6 +4,8 @@
 package stats
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/bits"
 )
@@ -150,4 +152,55 @@ func (h *Histogram) Quantile(q float64) int64 {
 		}
 	}
 	return h.max
+}
+
+// histogramJSON is how a Histogram is written: its exact totals and its
+// non-empty buckets as [index, count] pairs, so a histogram written by one
+// process (a shard's manifest) merges exactly in another.
+type histogramJSON struct {
+	Count   int64      `json:"count"`
+	Sum     int64      `json:"sum"`
+	Min     int64      `json:"min"`
+	Max     int64      `json:"max"`
+	Buckets [][2]int64 `json:"buckets"`
+}
+
+// MarshalJSON writes h with its buckets, so that it can be read back and
+// merged (UnmarshalJSON).
+func (h Histogram) MarshalJSON() ([]byte, error) {
+	j := histogramJSON{Count: h.n, Sum: h.sum, Min: h.min, Max: h.max, Buckets: [][2]int64{}}
+	for i, c := range h.counts {
+		if c != 0 {
+			j.Buckets = append(j.Buckets, [2]int64{int64(i), c})
+		}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote, checking that the buckets
+// add up to the count.
+func (h *Histogram) UnmarshalJSON(b []byte) error {
+	var j histogramJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	var r Histogram
+	var total int64
+	for _, bc := range j.Buckets {
+		i, c := bc[0], bc[1]
+		if i < 0 || i > int64(bucketOf(math.MaxInt64)) || c < 0 {
+			return fmt.Errorf("histogram: bucket [%d, %d] out of range", i, c)
+		}
+		if int(i) >= len(r.counts) {
+			r.grow(int(i) + 1)
+		}
+		r.counts[i] += c
+		total += c
+	}
+	if total != j.Count {
+		return fmt.Errorf("histogram: buckets hold %d values, count says %d", total, j.Count)
+	}
+	r.n, r.sum, r.min, r.max = j.Count, j.Sum, j.Min, j.Max
+	*h = r
+	return nil
 }

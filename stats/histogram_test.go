@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -117,5 +118,52 @@ func TestHistogramBucketsCoverEveryValueOnce(t *testing.T) {
 			t.Fatalf("bucketValue(%d) = %d lies outside its bucket", b, bucketValue(b))
 		}
 		prev = b
+	}
+}
+
+// A histogram written as JSON by one process and read by another merges
+// as if both had added every value themselves.
+func TestHistogramJSONRoundTripMerges(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var all, a, b Histogram
+	for i := 0; i < 20000; i++ {
+		v := int64(math.Exp(5 + 2*r.NormFloat64()))
+		all.Add(v)
+		if i%2 == 0 {
+			a.Add(v)
+		} else {
+			b.Add(v)
+		}
+	}
+	var merged Histogram
+	for _, h := range []*Histogram{&a, &b} {
+		data, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Histogram
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		merged.Merge(&back)
+	}
+	if merged.Count() != all.Count() || merged.Sum() != all.Sum() || merged.Min() != all.Min() || merged.Max() != all.Max() {
+		t.Fatalf("merged count/sum/min/max %d/%d/%d/%d, want %d/%d/%d/%d", merged.Count(), merged.Sum(),
+			merged.Min(), merged.Max(), all.Count(), all.Sum(), all.Min(), all.Max())
+	}
+	for _, q := range []float64{0.1, 0.5, 0.9, 0.99} {
+		if got, want := merged.Quantile(q), all.Quantile(q); got != want {
+			t.Errorf("Quantile(%v) = %d after the round trip, want %d", q, got, want)
+		}
+	}
+	var empty Histogram
+	data, _ := json.Marshal(empty)
+	if err := json.Unmarshal(data, &merged); err != nil || merged.Count() != 0 {
+		t.Errorf("empty histogram read back as %d values, err %v", merged.Count(), err)
+	}
+	for _, bad := range []string{`{"count":2,"buckets":[[3,1]]}`, `{"count":1,"buckets":[[-1,1]]}`, `{"count":1,"buckets":[[99999,1]]}`} {
+		if err := json.Unmarshal([]byte(bad), &merged); err == nil {
+			t.Errorf("%s read without an error", bad)
+		}
 	}
 }

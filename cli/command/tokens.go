@@ -16,7 +16,6 @@ import (
 	"github.com/sluice-data/sluice/budget"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/pqio"
-	"github.com/sluice-data/sluice/kernels/hftok"
 	"github.com/sluice-data/sluice/kernels/tokenize"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/stages"
@@ -67,18 +66,14 @@ func tokensCommand(s Streams) *cli.Command {
 // counterFactory returns how to make a counter for the chosen tokenizer,
 // and its name.
 func (o *TokensOptions) counterFactory() (func() stages.TokenCounter, string, error) {
-	if o.TokenizerFile != "" {
-		tok, err := hftok.Load(o.TokenizerFile)
-		if err != nil {
-			return nil, "", usageError{err}
-		}
-		return func() stages.TokenCounter { return tok.NewCounter() }, o.TokenizerFile, nil
-	}
-	enc, err := tokenize.Get(o.Tokenizer)
-	if err != nil {
+	newCounter, name, err := stages.TokenCounters(o.Tokenizer, o.TokenizerFile)
+	switch {
+	case err != nil && o.TokenizerFile != "":
+		return nil, "", usageError{err}
+	case err != nil:
 		return nil, "", usagef("--tokenizer: %v", err)
 	}
-	return func() stages.TokenCounter { return enc.NewCounter() }, enc.Name(), nil
+	return newCounter, name, nil
 }
 
 func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s Streams) error {

@@ -65,6 +65,10 @@ func entries() []entry {
 			func(p stages.DecontamParams, c Common) (*stages.Decontaminate, error) {
 				return stages.NewDecontaminate(c.TextField, p, c.Annotate)
 			})},
+		entry{"tokens", decoded(stages.DefaultTokensParams,
+			func(p stages.TokensParams, c Common) (*stages.Tokens, error) {
+				return stages.NewTokensStage(c.TextField, p)
+			})},
 		entry{"extract", decoded(func() stages.ExtractParams { return stages.ExtractParams{} },
 			func(p stages.ExtractParams, c Common) (*stages.Extract, error) {
 				return stages.NewExtract(c.TextField, p, c.Annotate)

@@ -85,7 +85,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append(append([]string{"normalize", "lang"}, quality.Names...),
-		"pii", "classify", "dedup_exact", "dedup_lines", "dedup_minhash", "decontaminate", "extract", "url_filter")
+		"pii", "classify", "dedup_exact", "dedup_lines", "dedup_minhash", "decontaminate", "tokens", "extract", "url_filter")
 	if strings.Join(r.names, ",") != strings.Join(want, ",") || strings.Join(Names(), ",") != strings.Join(want, ",") {
 		t.Fatalf("names %v, want %v", r.names, want)
 	}
