@@ -283,3 +283,45 @@ func TestReadEvalsParquetDeepPath(t *testing.T) {
 		t.Fatalf("got %+v", exs)
 	}
 }
+
+// Reports of consecutive parts of a corpus merge into the report of one
+// scan over all of it: an example found in two parts counts once, with its
+// rows added and its first row from the earlier part.
+func TestMergeEqualsOneTally(t *testing.T) {
+	x := testIndex(t, DefaultParams(), Example{ID: "q1", Line: 1, Text: question},
+		Example{ID: "q2", Line: 2, Text: "an entirely different question about the boiling point of water at altitude and pressure"})
+	rows := []struct {
+		id, source string
+		matched    []int
+	}{{"r0", "web", nil}, {"r1", "web", []int{0}}, {"", "books", []int{1}}, {"r3", "books", []int{0, 1}}, {"r4", "web", nil}, {"r5", "code", []int{0}}}
+	all := NewTally(x)
+	var parts []Report
+	for _, cut := range [][2]int{{0, 2}, {2, 4}, {4, 6}} {
+		part := NewTally(x)
+		for i := cut[0]; i < cut[1]; i++ {
+			for _, tl := range []*Tally{all, part} {
+				b := &Batch{}
+				b.Row(uint64(i), rows[i].id, rows[i].source, rows[i].matched)
+				tl.Add(b)
+			}
+		}
+		parts = append(parts, part.Report())
+	}
+	merged, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want strings.Builder
+	merged.WriteJSON(&got)
+	all.Report().WriteJSON(&want)
+	if got.String() != want.String() {
+		t.Fatalf("merged\n%s\none tally\n%s", got.String(), want.String())
+	}
+	if merged.EvalSets[0].Contaminated != 2 || merged.EvalSets[0].Found[1].FirstRow != "" {
+		t.Fatalf("merged sets %+v", merged.EvalSets)
+	}
+	parts[1].Params.NGram++
+	if _, err := Merge(parts); err == nil {
+		t.Fatal("reports made with other parameters merged")
+	}
+}

@@ -225,3 +225,75 @@ func (r Report) WriteText(w io.Writer, maxList int) {
 		fmt.Fprintf(w, "%-24s %9d %12d\n", name, s.Rows, s.Contaminated)
 	}
 }
+
+// Merge adds up the reports of scans over consecutive parts of one corpus
+// (the shards of a launched run, in input order) with the same index: rows
+// and sources add up, an example found in several parts counts once with
+// its rows added, and its first row is the one of the earliest part.
+func Merge(parts []Report) (Report, error) {
+	if len(parts) == 0 {
+		return Report{}, fmt.Errorf("contam: no report to merge")
+	}
+	m := parts[0]
+	m.Rows, m.ContaminatedRows = 0, 0
+	m.EvalSets = make([]SetReport, len(parts[0].EvalSets))
+	sources := map[string]*SourceReport{}
+	found := make([]map[string]*ExampleHit, len(m.EvalSets))
+	var order [][]string
+	for i, s := range parts[0].EvalSets {
+		s.Contaminated, s.Fraction, s.Found = 0, 0, nil
+		m.EvalSets[i] = s
+		found[i] = map[string]*ExampleHit{}
+		order = append(order, nil)
+	}
+	for k, p := range parts {
+		if p.Params != m.Params || len(p.EvalSets) != len(m.EvalSets) {
+			return Report{}, fmt.Errorf("contam: report %d was made with other parameters or evaluation sets", k)
+		}
+		m.Rows += p.Rows
+		m.ContaminatedRows += p.ContaminatedRows
+		for _, s := range p.Sources {
+			into := sources[s.Source]
+			if into == nil {
+				into = &SourceReport{Source: s.Source}
+				sources[s.Source] = into
+			}
+			into.Rows += s.Rows
+			into.Contaminated += s.Contaminated
+		}
+		for i, s := range p.EvalSets {
+			if s.Name != m.EvalSets[i].Name || s.Examples != m.EvalSets[i].Examples {
+				return Report{}, fmt.Errorf("contam: report %d: evaluation set %d is %s with %d examples, not %s with %d",
+					k, i, s.Name, s.Examples, m.EvalSets[i].Name, m.EvalSets[i].Examples)
+			}
+			for _, h := range s.Found {
+				key := fmt.Sprintf("%d\x00%s", h.Line, h.ID)
+				if into := found[i][key]; into != nil {
+					into.Rows += h.Rows // its first row is in the earlier part
+					continue
+				}
+				h := h
+				found[i][key] = &h
+				order[i] = append(order[i], key)
+			}
+		}
+	}
+	for i := range m.EvalSets {
+		s := &m.EvalSets[i]
+		s.Found = []ExampleHit{}
+		for _, key := range order[i] {
+			s.Found = append(s.Found, *found[i][key])
+		}
+		sort.SliceStable(s.Found, func(a, b int) bool { return s.Found[a].Line < s.Found[b].Line })
+		s.Contaminated = len(s.Found)
+		if s.Examples > 0 {
+			s.Fraction = float64(s.Contaminated) / float64(s.Examples)
+		}
+	}
+	m.Sources = []SourceReport{}
+	for _, s := range sources {
+		m.Sources = append(m.Sources, *s)
+	}
+	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Source < m.Sources[j].Source })
+	return m, nil
+}

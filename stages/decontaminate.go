@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -110,20 +111,23 @@ func (d *Decontaminate) Contamination() contam.Report {
 	return r
 }
 
-// Report is the manifest's summary of Contamination: the counts per
-// evaluation set and per source, without the examples found.
 // Reset forgets the rows counted so far (pipeline.Resetter).
 func (d *Decontaminate) Reset() { d.tally = contam.NewTally(d.index) }
 
-func (d *Decontaminate) Report() any {
-	r := d.Contamination()
-	sets := make([]contam.SetReport, len(r.EvalSets))
-	for i, set := range r.EvalSets {
-		set.Found = nil
-		sets[i] = set
+// Report is Contamination, for the manifest: the counts per evaluation set
+// and per source, and the examples found.
+func (d *Decontaminate) Report() any { return d.Contamination() }
+
+// MergeReports merges the reports of a launched run's shards, which scanned
+// consecutive parts of the input (pipeline.ReportMerger).
+func (d *Decontaminate) MergeReports(shards []json.RawMessage) (any, error) {
+	parts := make([]contam.Report, len(shards))
+	for i, raw := range shards {
+		if err := json.Unmarshal(raw, &parts[i]); err != nil {
+			return nil, fmt.Errorf("contamination report of shard %d: %w", i, err)
+		}
 	}
-	r.EvalSets = sets
-	return r
+	return contam.Merge(parts)
 }
 
 func (d *Decontaminate) Name() string { return "decontaminate" }
