@@ -60,10 +60,25 @@ type File struct {
 	// to read, a slice of it (sharded runs split large files so); zero
 	// for the whole file.
 	RowGroups [2]int
+	// Span, when set, is the part of an uncompressed JSONL file to read:
+	// the lines that start in a byte range (sharded runs cut large files
+	// at line boundaries so); zero for the whole file.
+	Span Span
 	// pipe is set for a stream input (standard input, a pipe): the
 	// stream Stat peeked at, which Open reads from its start.
 	pipe *pipe
 }
+
+// Span is the part [Lo, Hi) of a file's bytes that a split of it reads,
+// from a line boundary to a line boundary; FirstLine is the number of its
+// first line in the file (from 1).
+type Span struct {
+	Lo, Hi    int64
+	FirstLine int64
+}
+
+// IsZero reports whether s is the whole file.
+func (s Span) IsZero() bool { return s == Span{} }
 
 // IsStream reports whether f is standard input, a pipe or a FIFO: read
 // once, from start to end, with no size known in advance.
@@ -448,6 +463,17 @@ func Open(f File) (*Stream, error) {
 			return nil, err
 		}
 		raw = fh
+		if !f.Span.IsZero() {
+			if f.Compression != None || f.Span.Lo < 0 || f.Span.Hi < f.Span.Lo || f.Span.FirstLine < 1 {
+				fh.Close()
+				return nil, fmt.Errorf("%s: cannot read bytes %d to %d (line %d on) of a %s file", f.Label(), f.Span.Lo, f.Span.Hi, f.Span.FirstLine, f.Compression)
+			}
+			if _, err := fh.Seek(f.Span.Lo, io.SeekStart); err != nil {
+				fh.Close()
+				return nil, err
+			}
+			raw = io.LimitReader(fh, f.Span.Hi-f.Span.Lo)
+		}
 	}
 	cr := &countingReader{r: raw, h: xxhash.New()}
 	s := &Stream{file: fh, counter: cr}
@@ -476,8 +502,8 @@ func Open(f File) (*Stream, error) {
 // RawBytes returns how many bytes of the file have been read so far.
 func (s *Stream) RawBytes() int64 { return s.counter.n }
 
-// Hash returns the xxhash64 of the file's bytes, once the stream has been
-// drained with Drain.
+// Hash returns the xxhash64 of the file's bytes (of its span, for a split),
+// once the stream has been drained with Drain.
 func (s *Stream) Hash() uint64 { return s.counter.h.Sum64() }
 
 // Drain reads the rest of the raw file into the hash, so that Hash covers

@@ -169,6 +169,9 @@ func (r *ChunkReader) open() error {
 	}
 	r.stream = s
 	r.lines = NewLineReader(s, r.opts.MaxLineBytes)
+	if !f.Span.IsZero() {
+		r.lines.StartAt(f.Span.FirstLine, f.Span.Lo)
+	}
 	return nil
 }
 

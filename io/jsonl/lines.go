@@ -38,6 +38,14 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 1<<20), max: max}
 }
 
+// StartAt numbers the lines from line on, the first at byte offset: the
+// reader reads a split of a file that starts there (a line boundary past
+// the start, where no byte order mark is looked for). Call it before Next.
+func (l *LineReader) StartAt(line, offset int64) {
+	l.line, l.offset, l.lastOff = line-1, offset, offset
+	l.started = offset > 0
+}
+
 // Line returns the 1-based number of the line last returned by Next.
 func (l *LineReader) Line() int64 { return l.line }
 
