@@ -1,6 +1,8 @@
 package jsonl
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 
@@ -138,10 +140,13 @@ func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
 	switch a := arr.(type) {
 	case *array.String:
 		if p.json {
-			return append(dst, a.Value(i)...)
+			return appendJSONText(dst, a.Value(i))
 		}
 		return AppendQuoted(dst, unsafeBytes(a.Value(i)))
 	case *array.LargeString:
+		if p.json {
+			return appendJSONText(dst, a.Value(i))
+		}
 		return AppendQuoted(dst, unsafeBytes(a.Value(i)))
 	case *array.Int64:
 		return strconv.AppendInt(dst, a.Value(i), 10)
@@ -163,6 +168,16 @@ func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
 		return appendFloat(dst, a.Value(i))
 	case *array.Float32:
 		return appendFloat(dst, float64(a.Value(i)))
+	case *array.Float16:
+		return appendFloat(dst, float64(a.Value(i).Float32()))
+	case *array.Decimal32:
+		return appendDecimal(dst, a.Value(i), a.DataType())
+	case *array.Decimal64:
+		return appendDecimal(dst, a.Value(i), a.DataType())
+	case *array.Decimal128:
+		return appendDecimal(dst, a.Value(i), a.DataType())
+	case *array.Decimal256:
+		return appendDecimal(dst, a.Value(i), a.DataType())
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Struct:
@@ -188,9 +203,27 @@ func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
 		return append(dst, ']')
 	default:
 		// Other Arrow types only come from Parquet inputs; write their
-		// JSON form as arrow-go renders it.
+		// JSON form as arrow-go renders it: ISO 8601 dates, times and
+		// timestamps, canonical UUIDs, base64 binary.
 		return AppendQuoted(dst, []byte(arr.ValueStr(i)))
 	}
+}
+
+// appendJSONText writes the text of a JSON column as the JSON value it
+// holds, compacted onto one line; text that is not valid JSON (a foreign
+// file's JSON column may hold anything) is written as a string.
+func appendJSONText(dst []byte, text string) []byte {
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, unsafeBytes(text)); err != nil || buf.Len() == len(dst) {
+		return AppendQuoted(dst, unsafeBytes(text))
+	}
+	return buf.Bytes()
+}
+
+// appendDecimal writes a decimal as a JSON number with its exact digits
+// and scale (1234.50), as JSON numbers may have any precision.
+func appendDecimal(dst []byte, v interface{ ToString(int32) string }, dt arrow.DataType) []byte {
+	return append(dst, v.ToString(dt.(arrow.DecimalType).GetScale())...)
 }
 
 // appendFloat writes f so that it reads back as the same float64 and stays

@@ -19,9 +19,11 @@ type Reader struct {
 	fr   *pqarrow.FileReader
 	rr   pqarrow.RecordReader
 	// leaves are the Parquet columns read, nil for all; schema is the
-	// Arrow schema of what is read.
+	// Arrow schema of what is read, full the whole file's (see
+	// readSchema).
 	leaves []int
 	schema *arrow.Schema
+	full   *arrow.Schema
 	groups []int // the row groups Next reads, when sliced
 	sliced bool
 }
@@ -37,16 +39,23 @@ func Open(mem memory.Allocator, path string, batchRows int) (*Reader, error) {
 		pf.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Reader{mem: mem, path: path, pf: pf, fr: fr}, nil
+	full, err := readSchema(fr, pf)
+	if err != nil {
+		pf.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Reader{mem: mem, path: path, pf: pf, fr: fr, full: full}, nil
 }
 
 // Schema returns the Arrow schema of the batches read: the file's, or its
-// projection.
+// projection. Columns the file marks as JSON (the Parquet JSON logical
+// type, Arrow's arrow.json extension) are string columns listed under
+// schema.JSONPathsKey, as sluice's own JSON columns are.
 func (r *Reader) Schema() (*arrow.Schema, error) {
 	if r.schema != nil {
 		return r.schema, nil
 	}
-	return r.fr.Schema()
+	return r.full, nil
 }
 
 // Slice makes Next read only row groups lo to hi-1. Call it before
@@ -62,10 +71,7 @@ func (r *Reader) Slice(lo, hi int) {
 // the file has; the others are ignored), in the file's order. Call it
 // before reading.
 func (r *Reader) Project(names []string) error {
-	s, err := r.fr.Schema()
-	if err != nil {
-		return fmt.Errorf("%s: %w", r.path, err)
-	}
+	s := r.full
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
@@ -112,17 +118,13 @@ func (r *Reader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		return nil, nil
 	}
-	rec := r.rr.RecordBatch()
 	s, err := r.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.path, err)
 	}
-	if s.Metadata().Len() > 0 && rec.Schema().Metadata().Len() == 0 {
-		// The record reader drops the schema metadata; put it back.
-		return array.NewRecordBatch(s, rec.Columns(), rec.NumRows()), nil
-	}
-	rec.Retain()
-	return rec, nil
+	// The record reader drops the schema metadata, and reads JSON columns
+	// as binary: conform puts both right.
+	return conform(r.mem, s, r.rr.RecordBatch()), nil
 }
 
 // Close releases the reader.
@@ -180,6 +182,13 @@ func (r *Reader) ReadRowGroup(ctx context.Context, i int) (arrow.RecordBatch, er
 		}
 		if cols[c], err = array.Concatenate(chunks, r.mem); err != nil {
 			return nil, fmt.Errorf("%s: row group %d: %w", r.path, i, err)
+		}
+	}
+	for c, col := range cols {
+		if !arrow.TypeEqual(col.DataType(), s.Field(c).Type) {
+			cast := castArray(r.mem, col, s.Field(c).Type)
+			col.Release()
+			cols[c] = cast
 		}
 	}
 	return array.NewRecordBatch(s, cols, tbl.NumRows()), nil
