@@ -122,6 +122,7 @@ func NewApp(s Streams) *cli.App {
 			tasksCommand(s),
 			inspectCommand(s),
 			demoCommand(s),
+			reportCommand(s),
 		},
 		Action:               unknownCommand,
 		ExitErrHandler:       func(*cli.Context, error) {},

@@ -1,0 +1,66 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+//go:embed page.html
+var pageText string
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"thousands": thousands,
+	"compact":   func(n int64) string { return compact(float64(n)) },
+	"percent":   percent,
+	"number":    number,
+	"seconds":   seconds,
+	"bytes":     humanBytes,
+	"json": func(v any) string {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return fmt.Sprint(v)
+		}
+		return string(b)
+	},
+	"command":  shellJoin,
+	"stepName": func(r *Report, s Step) string { return r.stepName(s) },
+	"gone":     func(s Step) int64 { return s.RowsIn + s.Inserted - s.RowsOut },
+	"most":     func(a, b int64) int64 { return max(a, b) },
+	"inc":      func(i int) int { return i + 1 },
+	"sub":      func(a, b int) int { return a - b },
+	"delta": func(a, b int64) string {
+		if a == b {
+			return "="
+		}
+		return fmt.Sprintf("%+d", b-a)
+	},
+}).Parse(pageText))
+
+// Snippet is the length at which example texts are cut.
+func (rep *Report) Snippet() int { return rep.opts.Snippet }
+
+// WriteHTML writes the page: the report, and the comparison with another
+// run when c is not nil.
+func WriteHTML(w io.Writer, rep *Report, c *Comparison) error {
+	return page.Execute(w, struct {
+		R *Report
+		C *Comparison
+	}{rep, c})
+}
+
+// shellJoin writes a command line as a POSIX shell would read it.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
