@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,9 +47,10 @@ func inspectCommand(s Streams) *cli.Command {
 		Usage:     "show a dataset's schema, rows, sizes, null counts and text lengths",
 		ArgsUsage: "PATH",
 		Description: "PATH is a Parquet file, a sluice dataset directory (its data/*.parquet files and the counts of\n" +
-			"its manifest.json) or a JSONL file (.jsonl, .jsonl.gz, .jsonl.zst), which is read twice: once to\n" +
-			"infer its schema, once to count. Text lengths are in characters (Unicode code points); their\n" +
-			"percentiles are within 1% of the exact values.",
+			"its manifest.json), a JSONL file (.jsonl, .jsonl.gz, .jsonl.zst), or any folder or glob that\n" +
+			"convert reads (files in subfolders too, such as lang=en/ and lang=fr/ of a hive-partitioned\n" +
+			"folder), all of one format. JSONL is read twice: once to infer its schema, once to count. Text\n" +
+			"lengths are in characters (Unicode code points); their percentiles are within 1% of the exact values.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
 				Usage: "print one JSON object instead of the table"},
@@ -128,7 +130,7 @@ func runInspect(ctx context.Context, o *InspectOptions, args []string, s Streams
 	if files[0].Format == input.Parquet {
 		err = scanParquet(ctx, mem, files, rep, sc)
 	} else {
-		err = scanJSONL(ctx, mem, files[0], rep, sc)
+		err = scanJSONL(ctx, mem, files, rep, sc)
 	}
 	if err != nil {
 		return err
@@ -155,24 +157,23 @@ func runInspect(ctx context.Context, o *InspectOptions, args []string, s Streams
 var jsonlSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".ndjson.gz", ".ndjson.zst",
 	".json", ".json.gz", ".json.zst"}
 
-// inspectInputs lists the files behind path: one Parquet or JSONL file, or
-// the Parquet files of a dataset directory in name order.
+// inspectInputs lists the files behind path: one Parquet or JSONL file,
+// or what convert reads of a directory or glob (input.Scan: the data/ of a
+// sluice dataset, the files of any folder and its subfolders, such as the
+// lang=en/ and lang=fr/ of a hive-partitioned one), all of one format.
 //
 // A path that names no dataset (missing, a URL, a file of another kind, a
-// directory without Parquet files) is a usage error (exit 2); a real file
+// directory without data files) is a usage error (exit 2); a real file
 // that fails to read is a failed job (exit 1).
 func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
 	if err := input.CheckLocal(path); err != nil {
 		return nil, usageError{err}
 	}
 	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(path, "*?[") {
 		return nil, usagef("%s: no such file or directory", path)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
+	if err == nil && !st.IsDir() {
 		f, err := input.Stat(path)
 		if err != nil {
 			return nil, err
@@ -182,34 +183,26 @@ func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
 		}
 		return []input.File{f}, nil
 	}
-	if layout.DirKind(path) == layout.Incomplete && !allowIncomplete {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err == nil && layout.DirKind(path) == layout.Incomplete && !allowIncomplete {
 		return nil, usagef("%s: an incomplete sluice dataset (part files but no %s: a run that did not finish?); "+
 			"inspect it anyway with --allow-incomplete", path, layout.ManifestName)
 	}
-	dir := filepath.Join(path, "data")
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		dir = path // a plain directory of Parquet files
-	}
-	names, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	set, err := input.Scan([]string{path}, input.ScanOptions{AllowIncomplete: allowIncomplete})
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	if len(names) == 0 {
-		return nil, usagef("%s: no Parquet files (a sluice dataset keeps them in data/*.parquet)", path)
-	}
-	slices.Sort(names)
-	files := make([]input.File, 0, len(names))
-	for _, name := range names {
-		f, err := input.Stat(name)
-		if err != nil {
-			return nil, err
+	for _, f := range set.Files {
+		switch {
+		case f.Format != input.Parquet && f.Format != input.JSONL:
+			return nil, usagef("%s: a %s file; inspect reads Parquet and JSONL", f.Path, f.Format)
+		case f.Format != set.Files[0].Format:
+			return nil, usagef("%s: a %s file among %s files (%s); inspect reads one format at a time", f.Path, f.Format, set.Files[0].Format, set.Files[0].Path)
 		}
-		if f.Format != input.Parquet {
-			return nil, fmt.Errorf("%s: not a Parquet file", name)
-		}
-		files = append(files, f)
 	}
-	return files, nil
+	return set.Files, nil
 }
 
 func scanParquet(ctx context.Context, mem memory.Allocator, files []input.File, rep *inspectReport, sc *columnScan) error {
@@ -271,10 +264,10 @@ func scanParquetFile(ctx context.Context, r *pqio.Reader, f input.File, sc *colu
 	}
 }
 
-// scanJSONL reads f twice: once to infer the schema from every line, once
-// to decode it into batches. Lines that do not decode count as unreadable.
-func scanJSONL(ctx context.Context, mem memory.Allocator, f input.File, rep *inspectReport, sc *columnScan) error {
-	files := []input.File{f}
+// scanJSONL reads files twice: once to infer one schema from every line,
+// once to decode them into batches. Lines that do not decode count as
+// unreadable.
+func scanJSONL(ctx context.Context, mem memory.Allocator, files []input.File, rep *inspectReport, sc *columnScan) error {
 	copts := jsonl.ChunkOptions{Rows: inspectBatchRows}
 	inf := jsonl.NewInference(jsonl.DefaultMaxDepth)
 	if err := eachChunk(ctx, jsonl.NewChunkReader(files, copts), inf.ObserveChunk); err != nil {
@@ -283,26 +276,30 @@ func scanJSONL(ctx context.Context, mem memory.Allocator, f input.File, rep *ins
 	dec := jsonl.NewDecoder(mem, jsonl.DecodeOptions{Schema: inf.Type(), WithExtra: inf.Duplicates(), RepairUTF8: true,
 		MaxDepth: jsonl.DefaultMaxDepth})
 	defer dec.Release()
-	if err := sc.setSchema(dec.Schema(), f.Path); err != nil {
+	if err := sc.setSchema(dec.Schema(), files[0].Path); err != nil {
 		return err
 	}
-	info := inspectFile{Path: f.Path, Bytes: f.Size}
-	cr := jsonl.NewChunkReader(files, copts)
-	err := eachChunk(ctx, cr, func(c *jsonl.Chunk) {
-		d := dec.Decode(c)
-		rep.Unreadable += int64(len(d.Bad))
-		info.Rows += int64(c.Len() - len(d.Bad))
-		sc.add(d.Batch)
-		d.Batch.Release()
-	})
-	if err != nil {
-		return err
+	codecs := map[string]bool{}
+	for _, f := range files {
+		info := inspectFile{Path: f.Path, Bytes: f.Size}
+		cr := jsonl.NewChunkReader([]input.File{f}, copts)
+		err := eachChunk(ctx, cr, func(c *jsonl.Chunk) {
+			d := dec.Decode(c)
+			rep.Unreadable += int64(len(d.Bad))
+			info.Rows += int64(c.Len() - len(d.Bad))
+			sc.add(d.Batch)
+			d.Batch.Release()
+		})
+		if err != nil {
+			return err
+		}
+		if st := cr.Stats()[0]; st.Err != nil {
+			return st.Err
+		}
+		rep.Files = append(rep.Files, info)
+		codecs[f.Compression.String()] = true
 	}
-	if st := cr.Stats()[0]; st.Err != nil {
-		return st.Err
-	}
-	rep.Files = []inspectFile{info}
-	rep.Compression = f.Compression.String()
+	rep.Compression = strings.Join(slices.Sorted(maps.Keys(codecs)), ",")
 	return nil
 }
 

@@ -268,7 +268,7 @@ func TestInspectErrorsNameThePath(t *testing.T) {
 		name, path, want string
 	}{
 		{"missing", filepath.Join(dir, "no-such-dataset"), "no such file or directory"},
-		{"empty directory", empty, "no Parquet files"},
+		{"empty directory", empty, "holds no .jsonl"},
 		{"not a data file", notes, "not a Parquet or JSONL file"},
 		{"broken Parquet", broken, ""},
 	}
