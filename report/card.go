@@ -120,7 +120,8 @@ func sizeCategory(n int64) string {
 func WriteCard(w io.Writer, rep *Report, o CardOptions) error {
 	last := rep.Runs[len(rep.Runs)-1]
 	m := last.Manifest
-	meta := cardMeta{PrettyName: rep.Title, License: o.License, SizeCategories: []string{sizeCategory(m.Counts.RowsOut)},
+	name := filepath.Base(filepath.Clean(last.Path))
+	meta := cardMeta{PrettyName: name, License: o.License, SizeCategories: []string{sizeCategory(m.Counts.RowsOut)},
 		Tags: []string{"sluice"}}
 	if meta.License == "" {
 		meta.License = "unknown"
@@ -164,7 +165,7 @@ func WriteCard(w io.Writer, rep *Report, o CardOptions) error {
 	}
 	enc.Close()
 	b.WriteString("---\n\n")
-	fmt.Fprintf(&b, "# %s\n\n", mdText(rep.Title))
+	fmt.Fprintf(&b, "# %s\n\n", mdText(name))
 	fmt.Fprintf(&b, "%s rows of text (%s of Parquet)", thousands(m.Counts.RowsOut), humanBytes(bytesOut))
 	if rep.Tokens != nil {
 		fmt.Fprintf(&b, ", %s tokens", thousands(rep.Tokens.Total))

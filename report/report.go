@@ -202,7 +202,11 @@ func Gather(ctx context.Context, paths []string, o Options) (*Report, error) {
 		return nil, err
 	}
 	last := rep.Runs[len(rep.Runs)-1]
-	rep.Title = filepath.Base(filepath.Clean(last.Path))
+	var names []string
+	for _, r := range rep.Runs {
+		names = append(names, filepath.Base(filepath.Clean(r.Path)))
+	}
+	rep.Title = strings.Join(names, " → ")
 	rep.TextField = firstOf(o.TextField, last.option("text_field"), "text")
 	rep.IDField = firstOf(o.IDField, last.option("id_field"), "id")
 	rep.countFunnel()

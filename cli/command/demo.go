@@ -157,7 +157,10 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 		return err
 	}
 	fmt.Fprintf(s.Out, "\nFine-tuning task files: a built-in chat sample, validated, converted and split (sluice tasks):\n\n")
-	return tasksDemo(ctx, filepath.Join(o.Output, "tasks"), s)
+	if err := tasksDemo(ctx, filepath.Join(o.Output, "tasks"), s); err != nil {
+		return err
+	}
+	return demoReport(ctx, o.Output, o.Workers, s)
 }
 
 // isDemoOutput reports whether dir holds what an earlier demo wrote: a

@@ -160,8 +160,8 @@ func runReport(ctx context.Context, o *ReportOptions, args []string, s Streams) 
 	if o.Card {
 		what = "dataset card"
 	}
-	fmt.Fprintf(s.Out, "%s: %s (%s, %d charts; %d rows in, %d written, %d removed, %d quarantined) in %.2fs\n", what, out,
-		humanBytes(int64(buf.Len())), len(rep.Charts()), rep.Counts.RowsIn, rep.Counts.RowsOut, rep.Counts.Removed,
+	fmt.Fprintf(s.Out, "%s: %s (%s; %d rows in, %d written, %d removed, %d quarantined) in %.2fs\n", what, out,
+		humanBytes(int64(buf.Len())), rep.Counts.RowsIn, rep.Counts.RowsOut, rep.Counts.Removed,
 		rep.Counts.Quarantined, time.Since(start).Seconds())
 	return nil
 }
