@@ -111,6 +111,7 @@ func NewApp(s Streams) *cli.App {
 			cleanCommand(s),
 			classifyCommand(s),
 			runCommand(s),
+			recipeCommand(s),
 			launchCommand(s),
 			taskCommand(s),
 			statusCommand(s),

@@ -2,11 +2,14 @@ package command
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
+	"github.com/sluice-data/sluice/kernels/pii"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
+	"github.com/sluice-data/sluice/recipes"
 	"github.com/sluice-data/sluice/stages"
 	"github.com/urfave/cli/v2"
 	"go.yaml.in/yaml/v3"
@@ -21,6 +24,11 @@ type CleanOptions struct {
 	Annotate  bool
 	Profile   string
 	Config    string
+	// Recipe is --recipe: a built-in pipeline file whose stages run.
+	Recipe string
+	// profileSet is whether --profile was given; it then overrides the
+	// profile of a --config file or a recipe.
+	profileSet bool
 	// Lang is --lang: language codes to keep, or "any" to annotate only.
 	Lang         string
 	LangMinScore float64
@@ -49,9 +57,11 @@ func cleanFlags(o *CleanOptions) []cli.Flag {
 			Usage: "mask personal data, any of email,phone,ip; adds pii_email, pii_phone, pii_ip count columns"},
 		annotateFlag(o),
 		&cli.StringFlag{Name: "profile", Value: string(quality.ProfilePaper), Destination: &o.Profile,
-			Usage: "rule defaults where published tools differ: paper, datatrove, dolma or nemo"},
+			Usage: "rule defaults where published tools differ: paper, datatrove, dolma or nemo; given, it replaces the profile of a --config file or a recipe"},
 		&cli.StringFlag{Name: "config", Destination: &o.Config,
 			Usage: "a pipeline file (YAML) giving the stages and their parameters instead of the flags above"},
+		&cli.StringFlag{Name: "recipe", Destination: &o.Recipe,
+			Usage: "run the stages of a built-in recipe `NAME` instead of stage flags: " + strings.Join(recipes.Names(), ", ") + " (sluice recipe lists them)"},
 	}, classifierFlags(o)...)
 }
 
@@ -81,13 +91,19 @@ func cleanCommand(s Streams) *cli.Command {
 		Name:      "clean",
 		Usage:     "normalize, filter by quality rules and mask PII; removed rows go to removed/ with the rule they failed",
 		ArgsUsage: "IN... -o OUT",
-		Description: "Stages run in this order: normalize, lang, gopher_quality, gopher_repetition, c4, fineweb, pii, classify.\n" +
+		Description: "The stages come from stage flags (--normalize, --lang, --filters, --pii, --classify, --block-*),\n" +
+			"from a recipe (--recipe NAME) or from a pipeline file (--config), one of the three. Without any,\n" +
+			"clean runs the default recipe: NFC normalization, then the gopher_quality, gopher_repetition, c4\n" +
+			"and fineweb rules with the papers' thresholds (`sluice recipe default` prints it). The summary\n" +
+			"names the recipe that ran. Stage flags run in this order: url_filter, normalize, lang,\n" +
+			"gopher_quality, gopher_repetition, c4, fineweb, pii, classify.\n" +
 			"A failing row goes to removed/ (OUT.removed.parquet for one-file outputs) with _stage and _reason\n" +
 			"(the first rule it failed); --annotate keeps every row and adds the signals, keep and drop_reason.\n" +
 			"Every threshold can be set in a pipeline file (--config, or `sluice run`); see the README.",
 		Flags: append(append(append(inputFlags(&o.ConvertOptions), outputFlags(&o.ConvertOptions)...), cleanFlags(o)...),
 			urlFilterFlags(&o.BlockDomains, &o.BlockSubstrings)...),
 		Action: action(func(c *cli.Context) error {
+			o.profileSet = c.IsSet("profile")
 			return runClean(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
@@ -157,6 +173,9 @@ func (o *CleanOptions) stageSpecs() ([]pipefile.Spec, error) {
 		}
 	}
 	if o.PII != "" {
+		if _, err := pii.ParseKinds(o.PII); err != nil {
+			return nil, usagef("--pii: %s", strings.TrimPrefix(err.Error(), "pii: "))
+		}
 		specs = append(specs, param("pii", map[string]any{"kinds": strings.Split(o.PII, ",")}))
 	}
 	for _, v := range o.Classify.Value() {
@@ -169,6 +188,17 @@ func (o *CleanOptions) stageSpecs() ([]pipefile.Spec, error) {
 	return specs, nil
 }
 
+// stageFlags names the flags that give stages, for the errors about
+// giving stages two ways.
+const stageFlags = "--normalize, --lang, --filters, --pii, --classify, --block-domains, --block-url-substrings"
+
+// stageFlagsGiven reports whether any flag that gives stages was given
+// (--normalize none included, which gives none).
+func (o *CleanOptions) stageFlagsGiven() bool {
+	return o.Normalize != "" || o.Lang != "" || o.Filters != "" || o.PII != "" ||
+		len(o.Classify.Value()) > 0 || o.BlockDomains != "" || o.BlockSubstrings != ""
+}
+
 func runClean(ctx context.Context, o *CleanOptions, args, command []string, s Streams) error {
 	specs, err := o.stageSpecs()
 	if err != nil {
@@ -176,12 +206,19 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	}
 	profile, err := quality.ParseProfile(o.Profile)
 	if err != nil {
-		return usagef("--profile: %v", err)
+		return usagef("--profile: %s", strings.TrimPrefix(err.Error(), "quality: "))
 	}
 	common := pipefile.Common{TextField: o.TextField, Annotate: o.Annotate, Profile: profile}
-	if o.Config != "" {
-		if len(specs) > 0 {
-			return usagef("give the stages either in --config or as flags (--normalize, --lang, --filters, --pii, --classify), not both")
+	recipe := o.Recipe
+	if recipe == "" && o.Config == "" && !o.stageFlagsGiven() {
+		recipe = recipes.Default
+	}
+	switch {
+	case o.Config != "" && o.Recipe != "":
+		return usagef("give either --config or --recipe, not both (`sluice recipe %s > pipeline.yaml` writes the recipe as a pipeline file)", o.Recipe)
+	case o.Config != "":
+		if o.stageFlagsGiven() {
+			return usagef("give the stages either in --config or as flags (%s), not both", stageFlags)
 		}
 		file, _, err := readPipelineFile(o.Config)
 		if err != nil {
@@ -189,13 +226,33 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 		}
 		specs = file.Stages
 		common = pipefile.Common{TextField: file.TextField, Annotate: file.Annotate || o.Annotate, Profile: file.Profile}
+		if o.profileSet {
+			common.Profile = profile
+		}
 		args = o.mergeFile(file, args)
+	case recipe != "":
+		if o.stageFlagsGiven() {
+			return usagef("--recipe %s: give the stages either by a recipe or as flags (%s), not both; `sluice recipe %s > pipeline.yaml` writes the recipe as a pipeline file to edit", recipe, stageFlags, recipe)
+		}
+		r, err := recipes.Get(recipe)
+		if err != nil {
+			return usagef("--recipe: %v; `sluice recipe` lists them", err)
+		}
+		file, err := r.Parse()
+		if err != nil {
+			return err
+		}
+		specs = file.Stages
+		common.Annotate = o.Annotate || file.Annotate
+		if !o.profileSet {
+			common.Profile = file.Profile
+		}
 	}
 	if o.Output == "" {
 		return usagef("no output: give -o OUT (or `output:` in the pipeline file)")
 	}
 	if len(specs) == 0 {
-		return usagef("no stage to run: give --normalize, --lang, --filters, --pii or --classify (or a pipeline file); `sluice convert` converts without stages")
+		return usagef("no stage to run: give --normalize, --lang, --filters, --pii or --classify, a --recipe or a pipeline file; `sluice convert` converts without stages")
 	}
 	var built []pipeline.Stage
 	for _, spec := range specs {
@@ -218,6 +275,9 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	if m != nil {
 		printSummary(s.Out, cfg.Target, m)
 		printStageCounts(s.Out, m)
+		if recipe != "" {
+			fmt.Fprintf(s.Out, "recipe: %s (`sluice recipe %s` prints its stages and where they come from)\n", recipe, recipe)
+		}
 		for _, st := range cfg.Stages {
 			if d, ok := st.(*stages.Decontaminate); ok {
 				if perr := printContamination(cfg.Target, d.Contamination(), s.Out, false); perr != nil && err == nil {

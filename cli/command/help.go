@@ -103,9 +103,10 @@ func runeOffset(s string, n int) int {
 var examples = map[string][]string{
 	"convert":           {"sluice convert crawl/*.jsonl.gz -o dataset/", "sluice convert dataset/ -o all.jsonl.zst"},
 	"extract":           {"sluice extract CC-MAIN-*.warc.gz -o pages/ --mode main"},
-	"clean":             {"sluice clean raw/ -o clean/ --normalize --filters gopher_quality,c4 --pii email"},
+	"clean":             {"sluice clean raw/ -o clean/", "sluice clean raw/ -o clean/ --recipe fineweb", "sluice clean raw/ -o clean/ --normalize --filters gopher_quality,c4 --pii email"},
 	"classify":          {"sluice classify corpus.jsonl.zst -o tagged/ --lang any", "sluice classify in.jsonl -o hq/ --lang en --classify hq=hq.bin:__label__hq:0.5"},
 	"run":               {"sluice run pipeline.yaml", "sluice run pipeline.yaml -o out/ --overwrite"},
+	"recipe":            {"sluice recipe", "sluice recipe fineweb > pipeline.yaml", "sluice run pipeline.yaml -o clean/"},
 	"launch":            {"sluice launch pipeline.yaml -o out/", "sluice launch pipeline.yaml -o out/ --executor slurm"},
 	"task":              {"sluice task out/_plan.json --phase dedup_exact --index 0"},
 	"status":            {"sluice status out/"},

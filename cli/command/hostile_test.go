@@ -324,6 +324,18 @@ func hostileCases() []hostileCase {
 		flagCase("glob matching nothing", "no file matches", "convert", "nothing-*.jsonl", "-o", "out"),
 		flagCase("keep nonsense", "--keep", "dedup", "lines", "a.jsonl", "-o", "out", "--keep", "all"),
 		flagCase("negative min-line-chars", "min-line-chars", "dedup", "lines", "a.jsonl", "-o", "out", "--min-line-chars", "-1"),
+		oneError(flagCase("unknown profile", "", "clean", "a.jsonl", "-o", "out", "--profile", "foo"),
+			`--profile: unknown profile "foo" (want one of paper, datatrove, dolma, nemo)`),
+		oneError(flagCase("unknown profile with rule sets", "", "clean", "a.jsonl", "-o", "out", "--filters", "c4", "--profile", "foo"),
+			`--profile: unknown profile "foo" (want one of paper, datatrove, dolma, nemo)`),
+		oneError(flagCase("unknown pii kind", "", "clean", "a.jsonl", "-o", "out", "--pii", "email,ssn"),
+			`--pii: unknown kind "ssn" (known: email, phone, ip)`),
+		flagCase("recipe with stage flags", "give the stages either by a recipe or as flags", "clean", "a.jsonl", "-o", "out", "--recipe", "fineweb", "--pii", "email"),
+		flagCase("recipe with a pipeline file", "either --config or --recipe", "clean", "a.jsonl", "-o", "out", "--recipe", "c4", "--config", "p.yaml"),
+		flagCase("unknown recipe", `--recipe: unknown recipe "finweb"`, "clean", "a.jsonl", "-o", "out", "--recipe", "finweb"),
+		flagCase("normalize none is no stage", "no stage to run", "clean", "a.jsonl", "-o", "out", "--normalize", "none"),
+		flagCase("unknown recipe to print", "unknown recipe finweb; did you mean fineweb?", "recipe", "finweb"),
+		flagCase("two recipes to print", "at most one NAME", "recipe", "c4", "gopher"),
 	)
 
 	// Fidelity.
@@ -340,6 +352,17 @@ func hostileCases() []hostileCase {
 			}},
 	)
 	return cases
+}
+
+// oneError makes c check that its standard error is the one line
+// "sluice: error: msg".
+func oneError(c hostileCase, msg string) hostileCase {
+	c.check = func(t *testing.T, _, stderr string) {
+		if want := "sluice: error: " + msg + "\n"; stderr != want {
+			t.Errorf("stderr %q, want %q", stderr, want)
+		}
+	}
+	return c
 }
 
 // prose is one ordinary English paragraph whose stop words are
