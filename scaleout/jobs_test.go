@@ -71,6 +71,7 @@ func TestSlurmScriptsOneArrayAPhase(t *testing.T) {
 		jobs := (ph.Tasks + 1) / 2
 		checks := map[string]string{"job-name": "sluice-" + ph.Name, "array": fmt.Sprintf("0-%d%%2", jobs-1),
 			"partition": "cpu", "cpus-per-task": "4", "mem": "8G", "time": "2:00:00",
+			"kill-on-invalid-dep": "yes", "open-mode": "append",
 			"output": filepath.Join(p.Out, "_logs", ph.Name+"-%A_%a.log")}
 		for name, want := range checks {
 			if got := directive(s, name); got != want {
@@ -161,7 +162,7 @@ func TestSubmitSlurmChainsThePhasesLeft(t *testing.T) {
 		ph := p.Phases[k+1]
 		want := fmt.Sprintf("%s --parsable %s", p.Dir, filepath.Join(p.Out, "_jobs", fmt.Sprintf("%02d-%s.sbatch", k+1, ph.Name)))
 		if k > 0 {
-			want = fmt.Sprintf("%s --parsable --dependency=afterok:%d %s", p.Dir, 1000+k,
+			want = fmt.Sprintf("%s --parsable --dependency=afterok:%d --kill-on-invalid-dep=yes %s", p.Dir, 1000+k,
 				filepath.Join(p.Out, "_jobs", fmt.Sprintf("%02d-%s.sbatch", k+1, ph.Name)))
 		}
 		if line != want {
@@ -188,80 +189,6 @@ func TestSubmitSlurmChainsThePhasesLeft(t *testing.T) {
 		if name == "fails" && !strings.Contains(err.Error(), "invalid partition") {
 			t.Errorf("the error does not tell what sbatch said: %v", err)
 		}
-	}
-}
-
-func TestK8sManifestsOneIndexedJobAPhase(t *testing.T) {
-	p, planPath, _ := smallPlan(t)
-	p.Binary = "/usr/local/bin/sluice"
-	if _, err := K8sManifests(p, planPath, K8sOptions{}); err == nil || !strings.Contains(err.Error(), "image") {
-		t.Errorf("no image: %v", err)
-	}
-	o := K8sOptions{Image: "registry.example/sluice:1", Namespace: "data", Claim: "corpus-pvc", Parallelism: 2, CPU: "2", Mem: "4Gi"}
-	paths, err := K8sManifests(p, planPath, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) != len(p.Phases)+1 || filepath.Base(paths[len(paths)-1]) != "k8s-apply.sh" {
-		t.Fatalf("paths %v: want a manifest a phase and k8s-apply.sh", paths)
-	}
-	apply, _ := os.ReadFile(paths[len(paths)-1])
-	var names []string
-	for k, ph := range p.Phases {
-		b, err := os.ReadFile(paths[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(b)
-		field := func(key string) string {
-			m := regexp.MustCompile(`(?m)^\s*` + key + `: (.*)$`).FindStringSubmatch(s)
-			if m == nil {
-				return ""
-			}
-			return m[1]
-		}
-		name := field("name")
-		names = append(names, name)
-		if !regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`).MatchString(name) || len(name) > 63 ||
-			!strings.HasPrefix(name, fmt.Sprintf("sluice-%02d-", k)) {
-			t.Errorf("%s: job name %q is not a DNS label of the phase", ph.Name, name)
-		}
-		checks := map[string]string{"kind": "Job", "namespace": "data", "completionMode": "Indexed",
-			"completions": strconv.Itoa(ph.Tasks), "parallelism": strconv.Itoa(min(ph.Tasks, 2)),
-			"image": o.Image, "workingDir": p.Dir, "cpu": `"2"`, "memory": `"4Gi"`, "claimName": "corpus-pvc",
-			"mountPath": p.Dir, "restartPolicy": "Never"}
-		for key, want := range checks {
-			if got := field(key); got != want {
-				t.Errorf("%s: %s: %q, want %q", ph.Name, key, got, want)
-			}
-		}
-		if want := fmt.Sprintf(`exec %s task %s --phase %s --index \"$JOB_COMPLETION_INDEX\"`, p.Binary, planPath, ph.Name); !strings.Contains(s, want) {
-			t.Errorf("%s: the container does not run %s:\n%s", ph.Name, want, s)
-		}
-		// Applied in phase order, each waited for.
-		a := fmt.Sprintf("kubectl apply -n data -f %s\nkubectl wait -n data --for=condition=complete --timeout=-1s job/%s\n", paths[k], name)
-		if !strings.Contains(string(apply), a) {
-			t.Errorf("k8s-apply.sh lacks %q:\n%s", a, apply)
-		}
-	}
-	for k := 1; k < len(names); k++ {
-		if strings.Index(string(apply), "job/"+names[k-1]+"\n") > strings.Index(string(apply), "job/"+names[k]+"\n") {
-			t.Errorf("k8s-apply.sh waits for %s after %s", names[k-1], names[k])
-		}
-	}
-	if len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
-		t.Errorf("job names repeat: %v", names)
-	}
-
-	// Without options: all tasks at once, no resources, no volume.
-	paths, err = K8sManifests(p, planPath, K8sOptions{Image: "img"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(paths[0])
-	if s := string(b); !strings.Contains(s, fmt.Sprintf("parallelism: %d\n", p.Phases[0].Tasks)) ||
-		strings.Contains(s, "resources") || strings.Contains(s, "volumes") || strings.Contains(s, "namespace") {
-		t.Errorf("manifest without options:\n%s", s)
 	}
 }
 
@@ -346,7 +273,7 @@ func TestRunLocalRunsEveryPhaseAndResumes(t *testing.T) {
 			if k == 0 && i == 0 {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(out, "_logs", fmt.Sprintf("%s-%05d.log", ph.Name, i))); err != nil {
+			if _, err := os.Stat(filepath.Join(out, "_logs", fmt.Sprintf("%s-%05d.attempt-1.log", ph.Name, i))); err != nil {
 				t.Errorf("no log of task %s/%d: %v", ph.Name, i, err)
 			}
 		}
@@ -376,7 +303,7 @@ func TestRunLocalStopsAtAFailedPhase(t *testing.T) {
 		!strings.Contains(err.Error(), "exit status 3") {
 		t.Fatalf("RunLocal with failing tasks: %v", err)
 	}
-	log := filepath.Join(p.Out, "_logs", first.Name+"-00001.log")
+	log := filepath.Join(p.Out, "_logs", first.Name+"-00001.attempt-1.log")
 	if !strings.Contains(err.Error(), log) {
 		t.Errorf("the error does not name the log %s: %v", log, err)
 	}
@@ -388,6 +315,20 @@ func TestRunLocalStopsAtAFailedPhase(t *testing.T) {
 	}
 	if progress.Len() != 0 {
 		t.Errorf("progress for a failed phase: %q", progress.String())
+	}
+
+	// A second attempt logs to a log of its own; the first attempt's stays.
+	p.Binary = writeScript(t, filepath.Join(dir, "failing-again-sluice"), "echo \"still cannot run $*\"\nexit 4\n")
+	err = RunLocal(context.Background(), p, planPath, 0, &progress)
+	log2 := filepath.Join(p.Out, "_logs", first.Name+"-00001.attempt-2.log")
+	if err == nil || !strings.Contains(err.Error(), log2) {
+		t.Errorf("the second attempt's error does not name its log %s: %v", log2, err)
+	}
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "cannot run task") || strings.Contains(string(b), "still") {
+		t.Errorf("the first attempt's log after a second attempt: %q", b)
+	}
+	if b, _ := os.ReadFile(log2); !strings.Contains(string(b), "still cannot run task") || !strings.Contains(string(b), log2) {
+		t.Errorf("the second attempt's log %s: %q", log2, b)
 	}
 
 	// A cancelled context stops it too.

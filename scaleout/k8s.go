@@ -1,10 +1,14 @@
 package scaleout
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/sluice-data/sluice/io/dataset"
+	"go.yaml.in/yaml/v3"
 )
 
 // K8sOptions are the settings of the Kubernetes Indexed Jobs.
@@ -12,74 +16,272 @@ type K8sOptions struct {
 	Image     string // container image with the sluice binary (required)
 	Namespace string // metadata.namespace, when set
 	// Claim is a PersistentVolumeClaim mounted at the plan's directory, so
-	// that pods see the inputs and the output at the paths the plan names.
+	// that pods see the inputs and the output at the paths the plan names
+	// (required: tasks share their files through it).
 	Claim       string
 	Parallelism int    // pods at once, when above 0
 	CPU         string // resources.requests.cpu, when set
 	Mem         string // resources.requests.memory (and limit), when set
+	// MountPath is where the claim is mounted, on this machine and in the
+	// pods; the plan's directory when empty.
+	MountPath string
 }
 
-// K8sManifests writes one Indexed Job manifest per phase into OUT/_jobs/
-// and OUT/_jobs/k8s-apply.sh, which applies them in order, waiting for
-// each to complete. A pod runs task $JOB_COMPLETION_INDEX of its phase.
-func K8sManifests(p *Plan, planPath string, o K8sOptions) ([]string, error) {
-	if o.Image == "" {
-		return nil, fmt.Errorf("k8s: give the container image (--k8s-image)")
+// mountPath returns where the claim is mounted for plan p.
+func (o K8sOptions) mountPath(p *Plan) string {
+	if o.MountPath != "" {
+		return o.MountPath
 	}
+	return p.Dir
+}
+
+// CheckPaths reports the plan's paths that pods would not see: the
+// output and the inputs must be under the claim's mount path.
+func (o K8sOptions) CheckPaths(p *Plan) error {
+	mount := o.mountPath(p)
+	if !filepath.IsAbs(mount) {
+		return fmt.Errorf("--k8s-mount %s: give an absolute path", mount)
+	}
+	paths := []string{p.Out}
+	for _, in := range p.Inputs {
+		paths = append(paths, in.Path)
+	}
+	var errs []error
+	for _, path := range paths {
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(p.Dir, path)
+		}
+		if rel, err := filepath.Rel(mount, path); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			errs = append(errs, fmt.Errorf("%s is outside %s, where the claim is mounted: pods would not see it (run launch from the claim's mount point, or give --k8s-mount)", path, mount))
+		}
+		if len(errs) == 5 {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+var (
+	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	quantity = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`)
+)
+
+// Check reports every setting the Jobs cannot run with, before anything
+// is written: the image and the claim are required, names must be
+// Kubernetes names and resources Kubernetes quantities.
+func (o K8sOptions) Check() error {
+	var errs []error
+	if o.Image == "" {
+		errs = append(errs, errors.New("--k8s-image: give the container image that holds the sluice binary"))
+	}
+	switch {
+	case o.Claim == "":
+		errs = append(errs, errors.New("--k8s-claim: give the PersistentVolumeClaim that holds the inputs and the output; the tasks of a launch share their files, so pods need a shared volume"))
+	case !dnsLabel.MatchString(o.Claim) && !validSubdomain(o.Claim):
+		errs = append(errs, fmt.Errorf("--k8s-claim %q: not a Kubernetes object name (lowercase letters, digits, - and .)", o.Claim))
+	}
+	if o.Namespace != "" && !dnsLabel.MatchString(o.Namespace) {
+		errs = append(errs, fmt.Errorf("--k8s-namespace %q: not a Kubernetes namespace name (lowercase letters, digits and -, at most 63)", o.Namespace))
+	}
+	if o.CPU != "" && !quantity.MatchString(o.CPU) {
+		errs = append(errs, fmt.Errorf("--k8s-cpu %q: not a Kubernetes quantity (e.g. 2, 500m)", o.CPU))
+	}
+	if o.Mem != "" && !quantity.MatchString(o.Mem) {
+		errs = append(errs, fmt.Errorf("--k8s-mem %q: not a Kubernetes quantity (e.g. 8Gi, 512Mi)", o.Mem))
+	}
+	return errors.Join(errs...)
+}
+
+func validSubdomain(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for _, part := range strings.Split(s, ".") {
+		if !dnsLabel.MatchString(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// The parts of a batch/v1 Job that the manifests set, named as the API
+// names them.
+type (
+	k8sJob struct {
+		APIVersion string     `yaml:"apiVersion"`
+		Kind       string     `yaml:"kind"`
+		Metadata   k8sMeta    `yaml:"metadata"`
+		Spec       k8sJobSpec `yaml:"spec"`
+	}
+	k8sMeta struct {
+		Name      string            `yaml:"name"`
+		Namespace string            `yaml:"namespace,omitempty"`
+		Labels    map[string]string `yaml:"labels,omitempty"`
+	}
+	k8sJobSpec struct {
+		CompletionMode       string      `yaml:"completionMode"`
+		Completions          int         `yaml:"completions"`
+		Parallelism          int         `yaml:"parallelism"`
+		BackoffLimitPerIndex int         `yaml:"backoffLimitPerIndex"`
+		MaxFailedIndexes     int         `yaml:"maxFailedIndexes"`
+		Template             k8sTemplate `yaml:"template"`
+	}
+	k8sTemplate struct {
+		Metadata k8sMeta `yaml:"metadata"`
+		Spec     k8sPod  `yaml:"spec"`
+	}
+	k8sPod struct {
+		RestartPolicy string         `yaml:"restartPolicy"`
+		Containers    []k8sContainer `yaml:"containers"`
+		Volumes       []k8sVolume    `yaml:"volumes,omitempty"`
+	}
+	k8sContainer struct {
+		Name         string        `yaml:"name"`
+		Image        string        `yaml:"image"`
+		WorkingDir   string        `yaml:"workingDir"`
+		Command      []string      `yaml:"command"`
+		Args         []string      `yaml:"args"`
+		Resources    *k8sResources `yaml:"resources,omitempty"`
+		VolumeMounts []k8sMount    `yaml:"volumeMounts,omitempty"`
+	}
+	k8sResources struct {
+		Requests map[string]string `yaml:"requests,omitempty"`
+		Limits   map[string]string `yaml:"limits,omitempty"`
+	}
+	k8sMount struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+	}
+	k8sVolume struct {
+		Name                  string   `yaml:"name"`
+		PersistentVolumeClaim k8sClaim `yaml:"persistentVolumeClaim"`
+	}
+	k8sClaim struct {
+		ClaimName string `yaml:"claimName"`
+	}
+)
+
+// K8sManifests writes one Indexed Job manifest per phase not yet complete
+// into OUT/_jobs/ and OUT/_jobs/k8s-apply.sh, which applies them in order:
+// it skips a phase whose Job completed, deletes and recreates one that
+// failed, waits for each to complete, and stops with the phase, the
+// failed indexes and how to see their logs when a Job fails. A pod runs
+// task $JOB_COMPLETION_INDEX of its phase. Complete phases are left out,
+// so a relaunch applies only what is left.
+func K8sManifests(p *Plan, planPath string, o K8sOptions) ([]string, error) {
+	if err := errors.Join(o.Check(), o.CheckPaths(p)); err != nil {
+		return nil, err
+	}
+	status := Status(p)
 	var paths []string
-	apply := "#!/bin/sh\n# Applies the phases in order, each after the one before completed.\nset -eu\n"
+	ns := ""
+	if o.Namespace != "" {
+		ns = " -n " + o.Namespace
+	}
+	var script strings.Builder
+	script.WriteString(k8sApplyHeader)
 	for k, ph := range p.Phases {
 		name := dnsName(fmt.Sprintf("sluice-%02d-%s", k, ph.Name))
-		var b strings.Builder
-		b.WriteString("apiVersion: batch/v1\nkind: Job\nmetadata:\n")
-		fmt.Fprintf(&b, "  name: %s\n", name)
-		if o.Namespace != "" {
-			fmt.Fprintf(&b, "  namespace: %s\n", o.Namespace)
+		if status[k].State() == "complete" {
+			fmt.Fprintf(&script, "echo %s: complete\n", shellQuote(ph.Name))
+			continue
 		}
-		b.WriteString("spec:\n  completionMode: Indexed\n")
-		fmt.Fprintf(&b, "  completions: %d\n", ph.Tasks)
-		par := ph.Tasks
-		if o.Parallelism > 0 {
-			par = min(par, o.Parallelism)
-		}
-		fmt.Fprintf(&b, "  parallelism: %d\n", par)
-		b.WriteString("  backoffLimitPerIndex: 3\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n")
-		b.WriteString("        - name: task\n")
-		fmt.Fprintf(&b, "          image: %s\n", o.Image)
-		fmt.Fprintf(&b, "          workingDir: %s\n", p.Dir)
-		b.WriteString("          command: [\"sh\", \"-c\"]\n")
-		fmt.Fprintf(&b, "          args: [%q]\n", fmt.Sprintf(`exec %s task %s --phase %s --index "$JOB_COMPLETION_INDEX"`,
-			shellQuote(p.Binary), shellQuote(planPath), ph.Name))
-		if o.CPU != "" || o.Mem != "" {
-			b.WriteString("          resources:\n            requests:\n")
-			if o.CPU != "" {
-				fmt.Fprintf(&b, "              cpu: %q\n", o.CPU)
-			}
-			if o.Mem != "" {
-				fmt.Fprintf(&b, "              memory: %q\n            limits:\n              memory: %q\n", o.Mem, o.Mem)
-			}
-		}
-		if o.Claim != "" {
-			fmt.Fprintf(&b, "          volumeMounts:\n            - name: data\n              mountPath: %s\n", p.Dir)
-			fmt.Fprintf(&b, "      volumes:\n        - name: data\n          persistentVolumeClaim:\n            claimName: %s\n", o.Claim)
+		job := k8sJobOf(p, planPath, o, ph, name)
+		b, err := yaml.Marshal(job)
+		if err != nil {
+			return nil, err
 		}
 		path := p.absPath("_jobs", fmt.Sprintf("%02d-%s.yaml", k, ph.Name))
-		if err := dataset.WriteFile(path, []byte(b.String())); err != nil {
+		if err := dataset.WriteFile(path, b); err != nil {
 			return nil, err
 		}
 		paths = append(paths, path)
-		ns := ""
-		if o.Namespace != "" {
-			ns = " -n " + o.Namespace
-		}
-		apply += fmt.Sprintf("kubectl apply%s -f %s\nkubectl wait%s --for=condition=complete --timeout=-1s job/%s\n", ns, shellQuote(path), ns, name)
+		fmt.Fprintf(&script, "run_phase %s %s %s\n", shellQuote(name), shellQuote(path), shellQuote(ph.Name))
 	}
-	script := p.absPath("_jobs", "k8s-apply.sh")
-	if err := dataset.WriteFile(script, []byte(apply)); err != nil {
+	fmt.Fprintf(&script, "echo \"every phase complete; see: sluice status %s\"\n", shellQuote(p.Out))
+	text := strings.ReplaceAll(script.String(), "$NS", ns)
+	text = strings.ReplaceAll(text, "$OUT", shellQuote(p.Out))
+	path := p.absPath("_jobs", "k8s-apply.sh")
+	if err := dataset.WriteFile(path, []byte(text)); err != nil {
 		return nil, err
 	}
-	return append(paths, script), nil
+	return append(paths, path), nil
 }
+
+func k8sJobOf(p *Plan, planPath string, o K8sOptions, ph Phase, name string) k8sJob {
+	par := ph.Tasks
+	if o.Parallelism > 0 {
+		par = min(par, o.Parallelism)
+	}
+	c := k8sContainer{Name: "task", Image: o.Image, WorkingDir: p.Dir, Command: []string{"sh", "-c"},
+		Args: []string{fmt.Sprintf(`exec %s task %s --phase %s --index "$JOB_COMPLETION_INDEX"`,
+			shellQuote(p.Binary), shellQuote(planPath), ph.Name)},
+		VolumeMounts: []k8sMount{{Name: "data", MountPath: o.mountPath(p)}}}
+	if o.CPU != "" || o.Mem != "" {
+		c.Resources = &k8sResources{Requests: map[string]string{}}
+		if o.CPU != "" {
+			c.Resources.Requests["cpu"] = o.CPU
+		}
+		if o.Mem != "" {
+			c.Resources.Requests["memory"] = o.Mem
+			c.Resources.Limits = map[string]string{"memory": o.Mem}
+		}
+	}
+	labels := map[string]string{"app.kubernetes.io/name": "sluice", "sluice.dev/phase": dnsName(ph.Name)}
+	return k8sJob{APIVersion: "batch/v1", Kind: "Job",
+		Metadata: k8sMeta{Name: name, Namespace: o.Namespace, Labels: labels},
+		Spec: k8sJobSpec{CompletionMode: "Indexed", Completions: ph.Tasks, Parallelism: par,
+			BackoffLimitPerIndex: 3, MaxFailedIndexes: ph.Tasks,
+			Template: k8sTemplate{Metadata: k8sMeta{Labels: labels},
+				Spec: k8sPod{RestartPolicy: "Never", Containers: []k8sContainer{c},
+					Volumes: []k8sVolume{{Name: "data", PersistentVolumeClaim: k8sClaim{ClaimName: o.Claim}}}}}}}
+}
+
+// k8sApplyHeader is the start of k8s-apply.sh: run_phase NAME FILE PHASE
+// applies a phase's Job unless it completed, replaces it when it failed,
+// and waits until it completes or fails.
+const k8sApplyHeader = `#!/bin/sh
+# Applies the phases of a launch in order, each after the one before
+# completed. A Job that completed is skipped, one that failed is deleted
+# and created again; a Job that fails stops the script (exit 1).
+set -eu
+poll="${SLUICE_K8S_POLL:-10}"
+
+job_state() { # prints complete, failed, running or absent
+  if ! out=$(kubectl get$NS "job/$1" -o 'jsonpath={range .status.conditions[?(@.status=="True")]}{.type}{" "}{end}' 2>/dev/null); then
+    echo absent; return
+  fi
+  case " $out " in
+    *" Complete "*) echo complete ;;
+    *" Failed "*) echo failed ;;
+    *) echo running ;;
+  esac
+}
+
+run_phase() {
+  name=$1 file=$2 phase=$3
+  case $(job_state "$name") in
+    complete) echo "$phase: complete"; return ;;
+    failed) echo "$phase: the Job failed before; deleting it to run the phase again"
+      kubectl delete$NS "job/$name" --wait=true ;;
+  esac
+  kubectl apply$NS -f "$file"
+  while :; do
+    case $(job_state "$name") in
+      complete) echo "$phase: complete"; return ;;
+      failed)
+        failed=$(kubectl get$NS "job/$name" -o 'jsonpath={.status.failedIndexes}' 2>/dev/null || true)
+        echo "$phase: the Job $name failed (failed indexes: ${failed:-unknown})." >&2
+        echo "  its logs: kubectl logs$NS -l job-name=$name --prefix; the tasks' state: sluice status $OUT" >&2
+        echo "  fix the cause and launch again: finished tasks are kept, failed ones rerun." >&2
+        exit 1 ;;
+      absent) echo "$phase: the Job $name is gone (deleted while it ran)" >&2; exit 1 ;;
+    esac
+    sleep "$poll"
+  done
+}
+
+`
 
 // dnsName makes s a valid Kubernetes object name.
 func dnsName(s string) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,10 +47,12 @@ func launchCommand(s Streams) *cli.Command {
 		&cli.IntFlag{Name: "slurm-cpus-per-task", Destination: &o.Slurm.CPUsPerTask, Usage: "slurm: sbatch --cpus-per-task (also give --workers the same number)"},
 		&cli.StringFlag{Name: "slurm-mem", Destination: &o.Slurm.Mem, Usage: "slurm: sbatch --mem, e.g. 8G"},
 		&cli.StringFlag{Name: "slurm-time", Destination: &o.Slurm.Time, Usage: "slurm: sbatch --time, e.g. 2:00:00"},
-		&cli.StringFlag{Name: "k8s-image", Destination: &o.K8s.Image, Usage: "k8s: the container image holding the sluice binary"},
+		&cli.StringFlag{Name: "k8s-image", Destination: &o.K8s.Image, Usage: "k8s: the container image holding the sluice binary (required)"},
 		&cli.StringFlag{Name: "k8s-namespace", Destination: &o.K8s.Namespace, Usage: "k8s: the Jobs' namespace"},
 		&cli.StringFlag{Name: "k8s-claim", Destination: &o.K8s.Claim,
-			Usage: "k8s: a PersistentVolumeClaim mounted at this directory in every pod, so paths match"},
+			Usage: "k8s: the PersistentVolumeClaim (required) mounted in every pod at --k8s-mount, so that pods share the inputs, the output and the task markers at the paths of the plan"},
+		&cli.StringFlag{Name: "k8s-mount", Destination: &o.K8s.MountPath,
+			Usage: "k8s: where the claim is mounted, here and in the pods; the inputs and the output must be under it (default: the current directory)"},
 		&cli.StringFlag{Name: "k8s-cpu", Destination: &o.K8s.CPU, Usage: "k8s: CPU request per pod"},
 		&cli.StringFlag{Name: "k8s-mem", Destination: &o.K8s.Mem, Usage: "k8s: memory request and limit per pod"},
 		&cli.StringFlag{Name: "sluice-binary", Destination: &o.Binary,
@@ -84,6 +87,11 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if o.Tasks < 1 {
 		return usagef("--tasks must be at least 1")
 	}
+	if executor == scaleout.K8s {
+		if err := o.K8s.Check(); err != nil {
+			return usageError{err}
+		}
+	}
 	file, data, err := readPipelineFile(pipelineFile)
 	if err != nil {
 		return err
@@ -106,9 +114,16 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 		return err
 	}
 	plan.Version, plan.Command = Version, command
-	if plan.Binary = o.Binary; plan.Binary == "" {
+	if plan.Binary = o.Binary; plan.Binary == "" && executor == scaleout.K8s {
+		plan.Binary = "sluice" // the image's, on its PATH
+	} else if plan.Binary == "" {
 		if plan.Binary, err = os.Executable(); err != nil {
 			return err
+		}
+	}
+	if executor == scaleout.K8s {
+		if err := o.K8s.CheckPaths(plan); err != nil {
+			return usageError{err}
 		}
 	}
 	planPath, err := filepath.Abs(filepath.Join(o.Output, scaleout.PlanFile))
@@ -121,24 +136,37 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if err := plan.WritePlan(planPath); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "plan: %s (%d shards, %d phases)\n", planPath, len(plan.Shards), len(plan.Phases))
+	// The phases are told as they finish: on standard output in text, on
+	// standard error with --json.
+	notes := o.notes(s)
+	fmt.Fprintf(notes, "plan: %s (%d shards, %d phases)\n", planPath, len(plan.Shards), len(plan.Phases))
+	o.view(s).settings(cfg)
+	res := LaunchResult{Plan: planPath, Executor: string(executor), Shards: len(plan.Shards)}
 	switch executor {
 	case scaleout.Local:
 		parallel := o.MaxParallel
 		if parallel <= 0 {
 			parallel = runtime.NumCPU()
 		}
-		if err := scaleout.RunLocal(ctx, plan, planPath, parallel, s.Out); err != nil {
+		if err := scaleout.RunLocal(ctx, plan, planPath, parallel, notes); err != nil {
+			if o.JSON { // the phases and tasks of the failed launch
+				res.Phases = phaseStates(scaleout.Status(plan))
+				printJSON(s.Out, res)
+			}
 			return err
 		}
-		return printLaunched(s, o.Output)
+		return printLaunched(o, s, res, plan)
 	case scaleout.Slurm:
 		so := o.Slurm
 		so.MaxParallel, so.TasksPerJob = o.MaxParallel, o.TasksPerJob
-		if _, err := scaleout.SubmitSlurm(ctx, plan, planPath, so, s.Out); err != nil {
+		ids, err := scaleout.SubmitSlurm(ctx, plan, planPath, so, notes)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(s.Out, "submitted; follow with: sluice status %s\n", o.Output)
+		res.SlurmJobs, res.Phases = ids, phaseStates(scaleout.Status(plan))
+		return o.result(s.Out, res, func(w io.Writer) {
+			fmt.Fprintf(w, "submitted; follow with: sluice status %s\n", o.Output)
+		})
 	case scaleout.K8s:
 		ko := o.K8s
 		ko.Parallelism = o.MaxParallel
@@ -146,10 +174,13 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 		if err != nil {
 			return usageError{err}
 		}
-		for _, p := range paths {
-			fmt.Fprintf(s.Out, "wrote %s\n", p)
-		}
-		fmt.Fprintf(s.Out, "apply them in order with: sh %s; follow with: sluice status %s\n", paths[len(paths)-1], o.Output)
+		res.K8sManifests, res.Phases = paths, phaseStates(scaleout.Status(plan))
+		return o.result(s.Out, res, func(w io.Writer) {
+			for _, p := range paths {
+				fmt.Fprintf(w, "wrote %s\n", p)
+			}
+			fmt.Fprintf(w, "apply them in order with: sh %s; follow with: sluice status %s\n", paths[len(paths)-1], o.Output)
+		})
 	}
 	return nil
 }
@@ -198,16 +229,19 @@ func samePlan(a, b *scaleout.Plan) bool {
 	return bytes.Equal(key(a), key(b))
 }
 
-func printLaunched(s Streams, out string) error {
-	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+// printLaunched prints the result of a launch run here: the summary of
+// the merged manifest, and with --json the phases too.
+func printLaunched(o *LaunchOptions, s Streams, res LaunchResult, plan *scaleout.Plan) error {
+	t := dataset.ParseTarget(o.Output)
+	m, err := dataset.ReadManifest(t.SidePath("manifest.json"))
 	if err != nil {
 		return err
 	}
-	var m dataset.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	printSummary(s.Out, dataset.ParseTarget(out), &m)
-	printStageCounts(s.Out, &m)
-	return nil
+	o.view(s).finished(m)
+	sum := newSummary(t, m)
+	res.Result, res.Phases = &sum, phaseStates(scaleout.Status(plan))
+	return o.result(s.Out, res, func(w io.Writer) {
+		printSummary(w, t, m)
+		printStageCounts(w, m)
+	})
 }

@@ -385,3 +385,23 @@ func TestLaunchSlicesALargeParquetFile(t *testing.T) {
 		t.Errorf("manifest inputs %v, want the one file with its 1199 rows", ins)
 	}
 }
+
+// Kubernetes settings are checked before anything is written: without
+// an image or a shared volume, launch exits 2 naming both flags and
+// leaves no plan behind.
+func TestLaunchK8sChecksItsFlagsFirst(t *testing.T) {
+	dir := t.TempDir()
+	pipeline := dedupPipeline(t, dir, dupCorpus(t, dir, 2, 10))
+	out := filepath.Join(dir, "out")
+	code, _, errs := mainOutput("launch", pipeline, "-o", out, "--tasks", "2", "--executor", "k8s")
+	if code != 2 || !strings.Contains(errs, "--k8s-image") || !strings.Contains(errs, "--k8s-claim") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused launch wrote %s (%v)", out, err)
+	}
+	code, stdout, errs := mainOutput("launch", pipeline, "-o", out, "--tasks", "2", "--executor", "k8s", "--k8s-image", "reg/sluice:1", "--k8s-claim", "corpus", "--k8s-mount", dir)
+	if code != 0 || !strings.Contains(stdout, "k8s-apply.sh") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+}
