@@ -2,8 +2,10 @@ package scaleout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +18,8 @@ import (
 // RunLocal runs the plan's phases on this machine, each phase's missing
 // tasks as `sluice task` processes, at most parallel at a time; a phase
 // starts when the one before it is complete. Tasks already done are not
-// run again. Each task's output goes to OUT/_logs/<phase>-<index>.log.
+// run again. Each attempt of a task writes its own log,
+// OUT/_logs/<phase>-<index>.attempt-<n>.log.
 func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progress io.Writer) error {
 	parallel = max(parallel, 1)
 	for _, ph := range p.Phases {
@@ -61,13 +64,38 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if n := p.doneTasks(ph); n < ph.Tasks {
+			return fmt.Errorf("phase %s: %d of %d tasks are done once its tasks ended (see sluice status %s)", ph.Name, n, ph.Tasks, p.Out)
+		}
 		fmt.Fprintf(progress, "%-24s %d tasks done (%d run now; peak RSS of a task %.1f MiB)\n", ph.Name, ph.Tasks, len(todo), float64(peak)/(1<<20))
 	}
 	return nil
 }
 
-func (p *Plan) logPath(ph Phase, i int, suffix string) string {
-	return p.absPath("_logs", fmt.Sprintf("%s-%05d%s.log", ph.Name, i, suffix))
+// attemptLog creates the log of a new attempt of task i of ph,
+// OUT/_logs/<phase>-<task>.attempt-<n>.log, n one more than the
+// attempts logged before: an attempt never writes over an earlier one's
+// log.
+func (p *Plan) attemptLog(ph Phase, i int) (*os.File, error) {
+	dir := p.absPath("_logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	prefix := fmt.Sprintf("%s-%05d.attempt-", ph.Name, i)
+	n := 0
+	earlier, _ := filepath.Glob(filepath.Join(dir, prefix+"*.log"))
+	for _, e := range earlier {
+		if k, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(e), prefix), ".log")); err == nil {
+			n = max(n, k)
+		}
+	}
+	for {
+		n++
+		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("%s%d.log", prefix, n)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
 }
 
 // absPath is path made absolute against the plan's directory.
@@ -81,15 +109,12 @@ func (p *Plan) absPath(elem ...string) string {
 
 // runLocalTask runs one task and returns its peak resident memory.
 func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i int) (int64, error) {
-	log := p.logPath(ph, i, "")
-	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
-		return 0, err
-	}
-	f, err := os.Create(log)
+	f, err := p.attemptLog(ph, i)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	log := f.Name()
 	cmd := exec.CommandContext(ctx, p.Binary, "task", planPath, "--phase", ph.Name, "--index", strconv.Itoa(i), "--log", log)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = p.Dir, f, f
 	err = cmd.Run()

@@ -37,6 +37,9 @@ type Plan struct {
 	// Inputs[Shards[i][0]:Shards[i][1]].
 	Shards [][2]int `json:"shards"`
 	Phases []Phase  `json:"phases"`
+	// KeepWork keeps the intermediates under OUT/_work once the merge
+	// wrote and checked manifest.json; by default the merge removes them.
+	KeepWork bool `json:"keep_work,omitempty"`
 }
 
 // Phase is one array of tasks; a phase starts when the one before it is

@@ -164,7 +164,9 @@ func TestAKilledTaskIsRedoneCleanly(t *testing.T) {
 			}
 			var b bytes.Buffer
 			PrintStatus(&b, sts)
-			if !strings.Contains(b.String(), fmt.Sprintf("task %d interrupted (pid %d is gone)", i, pid)) {
+			if !strings.Contains(b.String(), fmt.Sprintf("task %d interrupted on %s (pid %d, since ", i, host, pid)) ||
+				!strings.Contains(b.String(), "the process is gone; launch again to rerun it") ||
+				!strings.HasSuffix(headerLine(b.String(), ph.Name), " interrupted") {
 				t.Errorf("%s: status does not show the interrupted task:\n%s", ph.Name, b.String())
 			}
 		}
@@ -197,6 +199,16 @@ func TestAKilledTaskIsRedoneCleanly(t *testing.T) {
 	if len(parts) != len(a) {
 		t.Errorf("%d part files, the manifest lists %d", len(parts), len(a))
 	}
+}
+
+// headerLine returns the line of status text that heads phase.
+func headerLine(text, phase string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, phase+" ") {
+			return line
+		}
+	}
+	return ""
 }
 
 // A failed task leaves a failed marker that status reports; running it
@@ -258,7 +270,7 @@ func TestStatusWhilePartlyDone(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	if len(lines) != len(p.Phases) || !strings.Contains(lines[0], "2/2") || !strings.HasSuffix(lines[0], "complete") ||
-		!strings.Contains(lines[1], "1/2") || !strings.HasSuffix(lines[1], "running") || !strings.HasSuffix(lines[2], "waiting") {
+		!strings.Contains(lines[1], "1/2") || !strings.HasSuffix(lines[1], "waiting") || !strings.HasSuffix(lines[2], "waiting") {
 		t.Errorf("status after the map:\n%s", text)
 	}
 	if ran, err := RunTask(context.Background(), p, "s2-exact-reduce", 1, testVersion, ""); !ran || err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/layout"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
 )
@@ -27,11 +29,33 @@ type task struct {
 	version string
 }
 
-// RunTask runs task index of the named phase of plan. A task whose
-// completion marker exists returns done = false and does nothing; any
-// other removes what an earlier attempt left and runs. log names where
-// the task's output goes, for status.
+// TaskOptions are how a task runs.
+type TaskOptions struct {
+	Version string // the sluice version the manifests record
+	// Log names where the task's output goes, for status.
+	Log string
+	// Lease is how the task renews its lease; zero fields take
+	// DefaultLease's.
+	Lease LeaseTiming
+	// Progress is told when the task waits for another copy's lease or
+	// takes over a stale one; nil tells nothing.
+	Progress io.Writer
+}
+
+// RunTask runs task index of the named phase of plan with the default
+// lease timing, as RunTaskWith does.
 func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, log string) (ran bool, err error) {
+	return RunTaskWith(ctx, plan, phase, index, TaskOptions{Version: version, Log: log})
+}
+
+// RunTaskWith runs task index of the named phase of plan. A task whose
+// completion marker exists returns ran = false and does nothing. Any
+// other takes the task's lease first: while another copy of the task
+// holds a live lease, it waits for that copy to end (and returns ran =
+// false if it completed the task); a stale lease (its holder gone, or
+// not renewed in time) it takes over. Holding the lease, it removes what
+// an earlier attempt left, runs, and writes its done or failed marker.
+func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o TaskOptions) (ran bool, err error) {
 	ph, err := plan.Phase(phase)
 	if err != nil {
 		return false, err
@@ -57,17 +81,46 @@ func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, 
 	if err := plan.checkPhases(file); err != nil {
 		return false, err
 	}
-	host, _ := os.Hostname()
-	m := Marker{Phase: ph.Name, Index: index, Host: host, PID: os.Getpid(), Log: log, Started: now()}
-	if err := plan.writeMarker(ph, index, running, m); err != nil {
+	timing := o.Lease.withDefaults()
+	if err := timing.Check(); err != nil {
 		return false, err
 	}
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	host, _ := os.Hostname()
+	m := Marker{Phase: ph.Name, Index: index, Host: host, PID: os.Getpid(), Log: o.Log, Started: now(), Token: newToken()}
+	l, err := plan.waitLease(ctx, ph, index, m, timing, progress)
+	if err != nil || l == nil {
+		return false, err
+	}
+	if plan.isDone(ph, index) { // completed by the copy whose lease just ended
+		l.release()
+		return false, nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l.keep(func(other Marker) {
+		cancel(fmt.Errorf("phase %s task %d lost its lease to %s", ph.Name, index, leaseNote(other)))
+	})
 	os.Remove(plan.markerPath(ph, index, failed))
-	t := &task{ctx: ctx, plan: plan, phase: ph, index: index, file: file, mem: memory.NewGoAllocator(), version: version}
+	t := &task{ctx: ctx, plan: plan, phase: ph, index: index, file: file, mem: memory.NewGoAllocator(), version: o.Version}
 	err = t.clean()
 	if err == nil {
 		err = t.run()
 	}
+	l.stopKeeping()
+	if other, ok := l.held(); !ok {
+		// Another copy took the task over: what this attempt wrote may be
+		// gone or half replaced, and the markers are the other copy's.
+		return false, fmt.Errorf("phase %s task %d lost its lease to %s; this attempt's work is left to it", ph.Name, index, leaseNote(other))
+	}
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause
+	}
+	m = l.marker
+	m.Heartbeat, m.Expires, m.Token = "", "", ""
 	m.Finished = now()
 	if err != nil {
 		m.Error = err.Error()
@@ -76,8 +129,13 @@ func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, 
 		}
 	} else {
 		err = plan.writeMarker(ph, index, done, m)
+		if err == nil && ph.Kind == Merge && !plan.KeepWork {
+			if werr := plan.removeWork(); werr != nil {
+				fmt.Fprintf(progress, "the intermediates stay: %v\n", werr)
+			}
+		}
 	}
-	os.Remove(plan.markerPath(ph, index, running))
+	l.release()
 	return err == nil, err
 }
 
@@ -260,6 +318,11 @@ type Marker struct {
 	Started  string `json:"started"`
 	Finished string `json:"finished,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// A running marker is the task's lease: renewed at Heartbeat, alive
+	// until Expires (RFC 3339 with nanoseconds), Token its holder's own.
+	Heartbeat string `json:"heartbeat,omitempty"`
+	Expires   string `json:"expires,omitempty"`
+	Token     string `json:"token,omitempty"`
 }
 
 type markerKind string
@@ -291,9 +354,18 @@ func (p *Plan) readMarker(ph Phase, i int, k markerKind) (Marker, bool) {
 	return m, json.Unmarshal(b, &m) == nil
 }
 
+// isDone reports whether task i of ph completed: its done marker is
+// there, and for the merge, manifest.json too (removed, the merge runs
+// again).
 func (p *Plan) isDone(ph Phase, i int) bool {
-	_, err := os.Stat(p.markerPath(ph, i, done))
-	return err == nil
+	if _, err := os.Stat(p.markerPath(ph, i, done)); err != nil {
+		return false
+	}
+	if ph.Kind == Merge {
+		_, err := os.Stat(p.path(layout.ManifestName))
+		return err == nil
+	}
+	return true
 }
 
 func (p *Plan) doneTasks(ph Phase) int {

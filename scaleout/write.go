@@ -206,7 +206,14 @@ func (t *task) merge() error {
 		return err
 	}
 	merged.Files = files
-	return dataset.WriteManifest(p.path("manifest.json"), merged)
+	if err := dataset.WriteManifest(p.path(layout.ManifestName), merged); err != nil {
+		return err
+	}
+	if err := p.verifyMerged(); err != nil {
+		os.Remove(p.path(layout.ManifestName))
+		return fmt.Errorf("merge: the manifest written does not match the shards: %w", err)
+	}
+	return nil
 }
 
 // foldSlices makes one entry of the entries of a file's slices of row

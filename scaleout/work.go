@@ -1,0 +1,192 @@
+package scaleout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/layout"
+)
+
+// workRemoved, among the markers, records that the merge removed the
+// intermediates: a merge that must run again (manifest.json removed)
+// needs the phases that wrote them to run again first.
+const workRemoved = "intermediates-removed"
+
+// removeWork removes the intermediates under OUT/_work once the merge is
+// done: everything there but the markers, which a relaunch reads.
+func (p *Plan) removeWork() error {
+	work := p.path("_work")
+	if err := dataset.WriteFile(filepath.Join(work, "markers", workRemoved), []byte(now()+"\n")); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.Name() != "markers" {
+			errs = append(errs, os.RemoveAll(filepath.Join(work, e.Name())))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// PrepareRelaunch readies a launched output for another launch, and
+// returns what it changed, a line each. When manifest.json is gone
+// although the merge was done, the merge runs again; if the merge had
+// removed the intermediates, the phases of the sharded stages, which
+// write them, run again too.
+func (p *Plan) PrepareRelaunch() ([]string, error) {
+	merge := p.Phases[len(p.Phases)-1]
+	if merge.Kind != Merge || p.isDone(merge, 0) {
+		return nil, nil
+	}
+	var notes []string
+	if _, err := os.Stat(p.markerPath(merge, 0, done)); err == nil {
+		notes = append(notes, fmt.Sprintf("%s is gone: the merge runs again", p.path(layout.ManifestName)))
+	}
+	record := p.path("_work", "markers", workRemoved)
+	if _, err := os.Stat(record); err != nil {
+		return notes, nil
+	}
+	var again []string
+	for _, ph := range p.Phases {
+		if ph.Kind == Write || ph.Kind == Merge {
+			continue
+		}
+		for i := 0; i < ph.Tasks; i++ {
+			if err := os.Remove(p.markerPath(ph, i, done)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return notes, err
+			}
+		}
+		again = append(again, ph.Name)
+	}
+	if err := os.Remove(record); err != nil {
+		return notes, err
+	}
+	if len(again) > 0 {
+		notes = append(notes, fmt.Sprintf("the merge removed the intermediates it needs: %s run again", strings.Join(again, ", ")))
+	}
+	return notes, nil
+}
+
+// verifyMerged reads manifest.json back and checks it against the shard
+// manifests: the counts are their sums, the data and removed files are
+// theirs, in shard order, and each is on disk with the size it records.
+func (p *Plan) verifyMerged() error {
+	path := p.path(layout.ManifestName)
+	merged, err := dataset.ReadManifest(path)
+	if err != nil {
+		return err
+	}
+	var sum dataset.Counts
+	var outputs, removed []dataset.OutputFile
+	for s := range p.Shards {
+		m, err := dataset.ReadManifest(p.shardManifestPath(s))
+		if err != nil {
+			return err
+		}
+		c := m.Counts
+		sum.RowsIn += c.RowsIn
+		sum.RowsOut += c.RowsOut
+		sum.Removed += c.Removed
+		sum.Quarantined += c.Quarantined
+		sum.UTF8Repaired += c.UTF8Repaired
+		sum.MissingText += c.MissingText
+		sum.Inserted += c.Inserted
+		outputs = append(outputs, m.Outputs...)
+		removed = append(removed, m.Removed...)
+	}
+	if merged.Counts != sum {
+		return fmt.Errorf("%s: counts %+v, the shard manifests add up to %+v", path, merged.Counts, sum)
+	}
+	for _, c := range []struct {
+		what         string
+		merged, want []dataset.OutputFile
+	}{{"data", merged.Outputs, outputs}, {"removed", merged.Removed, removed}} {
+		if len(c.merged) != len(c.want) {
+			return fmt.Errorf("%s: %d %s files, the shard manifests %d", path, len(c.merged), c.what, len(c.want))
+		}
+		for k, f := range c.merged {
+			if f != c.want[k] {
+				return fmt.Errorf("%s: %s file %d is %s, the shard manifests' %s", path, c.what, k, f.Path, c.want[k].Path)
+			}
+			st, err := os.Stat(f.Path)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if st.Size() != f.Bytes {
+				return fmt.Errorf("%s: %s has %d bytes, the manifest says %d", path, f.Path, st.Size(), f.Bytes)
+			}
+		}
+	}
+	return nil
+}
+
+// ShardNote explains why the plan has fewer shards than tasks, or is
+// empty when it has as many.
+func (p *Plan) ShardNote(tasks int) string {
+	shards := len(p.Shards)
+	if shards >= tasks {
+		return ""
+	}
+	files := map[string]bool{}
+	jsonl, parquet := 0, 0
+	for _, f := range p.Inputs {
+		if files[f.Path] {
+			continue
+		}
+		files[f.Path] = true
+		if f.Format == input.Parquet {
+			parquet++
+		} else {
+			jsonl++
+		}
+	}
+	head := fmt.Sprintf("--tasks %d, but the plan has %d %s", tasks, shards, plural(shards, "shard"))
+	switch {
+	case len(files) == 0:
+		return head + ": there are no input files"
+	case parquet == 0:
+		return fmt.Sprintf("%s: %d JSONL input %s %s at most %d (a JSONL file is never cut); "+
+			"split the input into %d or more files, or convert it to Parquet with row groups to cut between",
+			head, jsonl, plural(jsonl, "file"), plural2(jsonl, "gives", "give"), jsonl, tasks)
+	case jsonl == 0:
+		return fmt.Sprintf("%s: the %d Parquet input %s cut into %d %s at most (a file is cut only between row groups); "+
+			"write them in smaller row groups (sluice convert --batch-rows) or as more files",
+			head, parquet, plural(parquet, "file"), len(p.Inputs), plural(len(p.Inputs), "slice"))
+	}
+	return fmt.Sprintf("%s: %d input files, JSONL among them, are cut only between files; split the input into %d or more files",
+		head, len(files), tasks)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writeJSON writes v as indented JSON to path, whole or not at all.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return dataset.WriteFile(path, append(b, '\n'))
+}
