@@ -124,6 +124,8 @@ func NewApp(s Streams) *cli.App {
 			inspectCommand(s),
 			demoCommand(s),
 			reportCommand(s),
+			completionCommand(s),
+			manCommand(s),
 		},
 		Action:               unknownCommand,
 		ExitErrHandler:       func(*cli.Context, error) {},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -129,10 +130,16 @@ var examples = map[string][]string{
 	"tasks split":       {"sluice tasks split chat.jsonl -o splits/ --ratios 0.8,0.1,0.1"},
 	"inspect":           {"sluice inspect dataset/", "sluice inspect data.parquet --json"},
 	"demo":              {"sluice demo", "sluice demo -o demo-out/"},
+	"completion":        {"sluice completion bash > ~/.local/share/bash-completion/completions/sluice", "sluice completion zsh > \"${fpath[1]}/_sluice\"", "sluice completion fish > ~/.config/fish/completions/sluice.fish"},
+	"completion bash":   {"sluice completion bash > ~/.local/share/bash-completion/completions/sluice", "source <(sluice completion bash)"},
+	"completion zsh":    {"sluice completion zsh > \"${fpath[1]}/_sluice\"", "source <(sluice completion zsh)"},
+	"completion fish":   {"sluice completion fish > ~/.config/fish/completions/sluice.fish", "sluice completion fish | source"},
+	"man":               {"sluice man | man -l -", "sluice man > ~/.local/share/man/man1/sluice.1"},
 }
 
 // finishCommands gives every command below path its examples and the
-// usage errors of an unknown flag or subcommand.
+// usage errors of an unknown flag or subcommand, and shows a --workers
+// that defaults to the machine's cores as such.
 func finishCommands(path string, cmds []*cli.Command) {
 	for _, c := range cmds {
 		p := strings.TrimPrefix(path+" "+c.Name, " ")
@@ -140,6 +147,11 @@ func finishCommands(path string, cmds []*cli.Command) {
 			c.Description = strings.TrimLeft(c.Description+"\n\nExamples:\n  "+strings.Join(ex, "\n  "), "\n")
 		}
 		c.OnUsageError = unknownFlag
+		for _, f := range c.Flags {
+			if w, ok := f.(*cli.IntFlag); ok && w.Name == "workers" && w.Value == runtime.NumCPU() && w.DefaultText == "" {
+				w.DefaultText = "the number of cores" // the same help and man page on every machine
+			}
+		}
 		if len(c.Subcommands) > 0 && c.Action == nil {
 			c.Action = needSubcommand
 		}
