@@ -15,6 +15,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/kernels/fasttext"
@@ -91,8 +92,10 @@ func classifyTrainCommand(s Streams) *cli.Command {
 			&cli.Float64Flag{Name: "split", Value: 1, Destination: &o.Split, Usage: "share of the examples to train on, e.g. 0.9; the rest, chosen by a hash of the text, is held out and tested"},
 			&cli.BoolFlag{Name: "balance", Destination: &o.Balance, Usage: "train on as many examples of each label as the rarest label has (those with the lowest text hashes)"},
 			&cli.StringFlag{Name: "save-text", Destination: &o.SaveText, Usage: "also write the training examples as a fastText training file (__label__ lines), the input of fasttext supervised"},
-			jsonFlag(&o.JSON),
-			quietFlag(&o.Quiet),
+			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
+				Usage: "print the result as one JSON object on standard output instead of text (fields in the README)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.Quiet,
+				Usage: "print nothing but errors (and the JSON object with --json): no summary, no progress"},
 		}, trainFlags(&o.Args, &o.Loss)...),
 		Action: action(func(c *cli.Context) error {
 			if c.IsSet("lr") {
@@ -275,7 +278,7 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		}
 	}
 	var progress func(fasttext.Progress)
-	if !o.Quiet && !o.JSON && isTerminal(s.Err) {
+	if f, ok := s.Err.(*os.File); ok && !o.Quiet && !o.JSON && term.IsTerminal(int(f.Fd())) {
 		progress = func(p fasttext.Progress) {
 			fmt.Fprintf(s.Err, "\rProgress: %5.1f%% words/sec/thread: %8.0f lr: %9.6f avg.loss: %9.6f", 100*p.Fraction, p.WordsPerSec, p.LR, p.Loss)
 		}
@@ -511,7 +514,8 @@ func classifyTestCommand(s Streams) *cli.Command {
 			&cli.StringFlag{Name: "label-from", Destination: &o.LabelFrom, Usage: "the column whose value (string, integer or boolean) is the label"},
 			&cli.IntFlag{Name: "k", Value: 1, Destination: &o.K, Usage: "predictions per example"},
 			&cli.Float64Flag{Name: "threshold", Destination: &o.Threshold, Usage: "predictions below this probability are not made"},
-			jsonFlag(&o.JSON),
+			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
+				Usage: "print the result as one JSON object on standard output instead of text (fields in the README)"},
 		},
 		Action: action(func(c *cli.Context) error {
 			return runClassifyTest(c.Context, o, c.Args().Slice(), s)
