@@ -160,7 +160,16 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	if err := tasksDemo(ctx, filepath.Join(o.Output, "tasks"), s); err != nil {
 		return err
 	}
-	return demoReport(ctx, o.Output, o.Workers, s)
+	if err := demoReport(ctx, o.Output, o.Workers, s); err != nil {
+		return err
+	}
+	examples := filepath.Join(o.Output, demoExamplesDir)
+	names, err := writeDemoExamples(ctx, examples, o.Workers)
+	if err != nil {
+		return err
+	}
+	printDemoExamples(s.Out, examples, names)
+	return nil
 }
 
 // isDemoOutput reports whether dir holds what an earlier demo wrote: a
@@ -224,7 +233,7 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 
 	glob := filepath.ToSlash(filepath.Join(t.Path, "data", "*.parquet"))
 	sqlPath := strings.ReplaceAll(glob, "'", "''")
-	fmt.Fprint(w, "\nLook at it:\n")
+	fmt.Fprint(w, "\nLook at it (the duckdb lines need DuckDB's command line, https://duckdb.org/docs/installation):\n")
 	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT meta.source, count(*) FROM read_parquet('"+sqlPath+"') GROUP BY 1"))
 	fmt.Fprintf(w, "  duckdb -c %s\n", dquote("SELECT count(*) AS copies, list(id) AS ids FROM read_parquet('"+sqlPath+
 		"') GROUP BY text HAVING copies > 1"))
@@ -234,7 +243,7 @@ func printDemo(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	if q := m.Side["quarantine"]; q != "" {
 		fmt.Fprintf(w, "  cat %s\n", squote(q))
 	}
-	fmt.Fprintf(w, "  sluice inspect %s\n", squote(t.Path))
+	fmt.Fprintf(w, "  %s inspect %s\n", demoSelf(), squote(t.Path))
 }
 
 // squote quotes s for a POSIX shell when it needs quoting.

@@ -91,8 +91,20 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(stdout, "quarantine") || !strings.Contains(stdout, filepath.Join(dir, "quarantine.jsonl")) {
 			t.Errorf("run %d: stdout does not point to the quarantine:\n%s", run, stdout)
 		}
-		if !strings.Contains(stdout, "read_parquet(") || !strings.Contains(stdout, "sluice inspect") {
-			t.Errorf("run %d: stdout does not say where to look next:\n%s", run, stdout)
+		if !strings.Contains(stdout, "read_parquet(") || !strings.Contains(stdout, "go run . inspect "+dir) ||
+			!strings.Contains(stdout, "need DuckDB's command line") {
+			t.Errorf("run %d: stdout does not say where to look next, with commands that exist after go run . demo:\n%s", run, stdout)
+		}
+		// The README's examples read these; TestReadme runs them.
+		for _, f := range []string{"web.yaml", "crawl.warc.gz", "blocked.txt", "corpus.jsonl", "corpus/part-00001.jsonl.zst",
+			"pages.jsonl", "mmlu_mini.jsonl", "evals/arc.parquet", "hive/lang=en/part-0.parquet", "train.jsonl", "alpaca.jsonl",
+			"gen.jsonl", "cgen.jsonl", exampleWETFile} {
+			if fi, err := os.Stat(filepath.Join(dir, "examples", f)); err != nil || fi.Size() == 0 {
+				t.Errorf("run %d: example file %s: %v", run, f, err)
+			}
+		}
+		if !strings.Contains(stdout, "cd "+filepath.Join(dir, "examples")) {
+			t.Errorf("run %d: stdout does not say where the README's examples are:\n%s", run, stdout)
 		}
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
