@@ -10,9 +10,9 @@
 // addresses use the ranges reserved for documentation.
 //
 // It also holds the input files of the README's worked examples that are
-// written by hand (examples/: pipeline files, lists, evaluation sets, a
-// page in five languages); `sluice demo` copies them into OUT/examples
-// beside the files it makes from the sample.
+// written by hand (examples/: pipeline files, URL lists, evaluation sets,
+// short pages in five languages); `sluice demo` copies them into
+// OUT/examples beside the files it makes from the sample.
 package demo
 
 import (
