@@ -13,7 +13,8 @@ import (
 
 // Encoder writes record batches as JSON lines. Columns marked as JSON (see
 // schema.EncodingKey) are written as the JSON text they hold, and the
-// members of the _extra column are merged back into each row's object, so
+// members of the _extra column are merged back into each row's object (a
+// key that is a path, such as "meta.lang", into the struct it names), so
 // JSONL → Parquet → JSONL gives back the values that went in.
 type Encoder struct {
 	cols     []plan
@@ -25,7 +26,9 @@ type Encoder struct {
 // JSON columns are written as the text they hold.
 type plan struct {
 	name   []byte // quoted member name and colon
+	raw    string // the member name
 	json   bool
+	struc  bool
 	fields []plan // struct members
 	elem   *plan  // list elements
 }
@@ -45,9 +48,10 @@ func NewEncoder(s *arrow.Schema) *Encoder {
 }
 
 func makePlan(f arrow.Field, path string, jsonPaths map[string]bool) plan {
-	p := plan{name: append(AppendQuoted(nil, []byte(f.Name)), ':'), json: jsonPaths[path]}
+	p := plan{name: append(AppendQuoted(nil, []byte(f.Name)), ':'), raw: f.Name, json: jsonPaths[path]}
 	switch dt := f.Type.(type) {
 	case *arrow.StructType:
+		p.struc = true
 		for _, c := range dt.Fields() {
 			p.fields = append(p.fields, makePlan(c, path+"."+c.Name, jsonPaths))
 		}
@@ -60,28 +64,36 @@ func makePlan(f arrow.Field, path string, jsonPaths map[string]bool) plan {
 
 // AppendBatch appends every row of rec to dst, one JSON object a line. A
 // member kept in _extra because its value did not fit its column's type
-// replaces that column's null, so no member is written twice. AppendBatch
-// is safe for concurrent use.
+// replaces that column's null, so no member is written twice; a member
+// whose key is a path into a struct present in the row is written in that
+// struct's object (see resolveExtraKey). AppendBatch is safe for
+// concurrent use.
 func (e *Encoder) AppendBatch(dst []byte, rec arrow.RecordBatch) []byte {
 	cols := rec.Columns()
-	var doc *Doc       // parses _extra, in the rows that have one
-	var moved [][]byte // the member names of a row's _extra
+	var x *rowExtras // parses _extra, in the rows that have one
 	for row := 0; row < int(rec.NumRows()); row++ {
 		var extra string
-		moved = moved[:0]
+		var top []int32 // the top-level members of a row's _extra
+		if x != nil {
+			x.nested = x.nested[:0]
+		}
 		if e.extraCol >= 0 {
-			if x := cols[e.extraCol].(*array.String); x.IsValid(row) {
-				extra = x.Value(row)
-				if doc == nil {
-					doc = &Doc{}
+			if ex := cols[e.extraCol].(*array.String); ex.IsValid(row) {
+				extra = ex.Value(row)
+				if x == nil {
+					x = &rowExtras{}
 				}
-				moved = memberNames(doc, extra, moved)
+				top = x.split(e, cols, row, extra)
 			}
+		}
+		var nested *rowExtras
+		if x != nil && len(x.nested) > 0 {
+			nested = x
 		}
 		dst = append(dst, '{')
 		first := true
 		for i, c := range cols {
-			if i == e.extraCol || (len(moved) > 0 && c.IsNull(row) && hasName(moved, e.names[i])) {
+			if i == e.extraCol || (len(top) > 0 && c.IsNull(row) && x.names(top, e.names[i])) {
 				continue
 			}
 			if !first {
@@ -89,9 +101,19 @@ func (e *Encoder) AppendBatch(dst []byte, rec arrow.RecordBatch) []byte {
 			}
 			first = false
 			dst = append(dst, e.cols[i].name...)
-			dst = appendValue(dst, c, row, &e.cols[i])
+			dst = appendValue(dst, c, row, &e.cols[i], nested)
 		}
-		if extra != "" {
+		switch {
+		case extra == "":
+		case x.ok:
+			for _, c := range top {
+				if !first {
+					dst = append(dst, ',')
+				}
+				first = false
+				dst = x.appendMember(dst, x.doc.Key(c), c)
+			}
+		default:
 			dst = appendMembers(dst, extra, !first)
 		}
 		dst = append(dst, '}', '\n')
@@ -99,25 +121,92 @@ func (e *Encoder) AppendBatch(dst []byte, rec arrow.RecordBatch) []byte {
 	return dst
 }
 
-// memberNames appends the member names of the JSON object text obj.
-func memberNames(doc *Doc, obj string, dst [][]byte) [][]byte {
-	root, err := doc.Parse([]byte(obj))
-	if err != nil || doc.Node(root).Kind != KindObject {
-		return dst
-	}
-	for _, c := range doc.Children(root) {
-		dst = append(dst, doc.Key(c))
-	}
-	return dst
+// rowExtras holds the parsed _extra of one row: its members that go back
+// into a struct column's object, by the plan of that struct.
+type rowExtras struct {
+	doc    Doc
+	ok     bool // _extra is a JSON object
+	top    []int32
+	nested []nestedMember
 }
 
-func hasName(names [][]byte, name string) bool {
-	for _, n := range names {
-		if string(n) == name {
+type nestedMember struct {
+	owner *plan
+	name  string
+	node  int32
+}
+
+// split parses the _extra text of row and returns its top-level members;
+// the members whose keys lead into a struct column (resolveExtraKey) are
+// kept in x.nested.
+func (x *rowExtras) split(e *Encoder, cols []arrow.Array, row int, extra string) []int32 {
+	x.top, x.nested = x.top[:0], x.nested[:0]
+	root, err := x.doc.Parse(unsafeBytes(extra))
+	x.ok = err == nil && x.doc.Node(root).Kind == KindObject
+	if !x.ok {
+		return nil
+	}
+	type level struct {
+		owner  *plan
+		plans  []plan
+		arrays []arrow.Array
+	}
+	descend := func(l level, name string) (level, bool) {
+		for j := range l.plans {
+			p := &l.plans[j]
+			if p.raw != name || !p.struc {
+				continue
+			}
+			a, ok := l.arrays[j].(*array.Struct)
+			if !ok || !a.IsValid(row) {
+				return l, false
+			}
+			kids := make([]arrow.Array, a.NumField())
+			for k := range kids {
+				kids[k] = a.Field(k)
+			}
+			return level{p, p.fields, kids}, true
+		}
+		return l, false
+	}
+	for _, c := range x.doc.Children(root) {
+		key := x.doc.Key(c)
+		if bytes.IndexByte(key, '.') >= 0 {
+			if l, name := resolveExtraKey(string(key), level{nil, e.cols, cols}, descend); l.owner != nil {
+				x.nested = append(x.nested, nestedMember{l.owner, name, c})
+				continue
+			}
+		}
+		x.top = append(x.top, c)
+	}
+	return x.top
+}
+
+// names reports whether one of the members holds the column name.
+func (x *rowExtras) names(members []int32, name string) bool {
+	for _, c := range members {
+		if string(x.doc.Key(c)) == name {
 			return true
 		}
 	}
 	return false
+}
+
+// holds reports whether a member of struct p's object is in _extra, and,
+// when name is not empty, whether one of that name is.
+func (x *rowExtras) holds(p *plan, name string) bool {
+	for _, m := range x.nested {
+		if m.owner == p && (name == "" || m.name == name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *rowExtras) appendMember(dst, name []byte, c int32) []byte {
+	dst = AppendQuoted(dst, name)
+	dst = append(dst, ':')
+	return x.doc.AppendJSON(dst, c)
 }
 
 // appendMembers appends the members of the JSON object text obj, with a
@@ -133,7 +222,9 @@ func appendMembers(dst []byte, obj string, comma bool) []byte {
 	return append(dst, obj[1:len(obj)-1]...)
 }
 
-func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
+// appendValue writes value i of arr, whose plan is p; x, when not nil,
+// holds the row's _extra members that go back into struct objects.
+func appendValue(dst []byte, arr arrow.Array, i int, p *plan, x *rowExtras) []byte {
 	if arr.IsNull(i) {
 		return append(dst, "null"...)
 	}
@@ -182,12 +273,29 @@ func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Struct:
 		dst = append(dst, '{')
+		back := x != nil && x.holds(p, "")
+		first := true
 		for j := range p.fields {
-			if j > 0 {
+			if back && a.Field(j).IsNull(i) && x.holds(p, p.fields[j].raw) {
+				continue // the member in _extra takes the null's place
+			}
+			if !first {
 				dst = append(dst, ',')
 			}
+			first = false
 			dst = append(dst, p.fields[j].name...)
-			dst = appendValue(dst, a.Field(j), i, &p.fields[j])
+			dst = appendValue(dst, a.Field(j), i, &p.fields[j], x)
+		}
+		if back {
+			for _, m := range x.nested {
+				if m.owner == p {
+					if !first {
+						dst = append(dst, ',')
+					}
+					first = false
+					dst = x.appendMember(dst, []byte(m.name), m.node)
+				}
+			}
 		}
 		return append(dst, '}')
 	case array.ListLike:
@@ -198,7 +306,7 @@ func appendValue(dst []byte, arr arrow.Array, i int, p *plan) []byte {
 			if j > start {
 				dst = append(dst, ',')
 			}
-			dst = appendValue(dst, values, int(j), p.elem)
+			dst = appendValue(dst, values, int(j), p.elem, nil)
 		}
 		return append(dst, ']')
 	default:
