@@ -266,24 +266,19 @@ func runClean(ctx context.Context, o *CleanOptions, args, command []string, s St
 	if err != nil {
 		return err
 	}
-	if err := prepareGlobals(ctx, cfg, built, command, s, !o.NoProgress); err != nil {
+	v := o.view(s)
+	if err := prepareGlobals(ctx, cfg, built, command, s, v); err != nil {
 		return err
 	}
 	cfg.Stages = built
 	cfg.BeforeCommit = saveContaminations(built)
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "cleaning")
+	m, err := runWithProgress(ctx, cfg, command, s, v, "cleaning")
 	if m != nil {
-		printSummary(s.Out, cfg.Target, m)
-		printStageCounts(s.Out, m)
-		if recipe != "" {
-			fmt.Fprintf(s.Out, "recipe: %s (`sluice recipe %s` prints its stages and where they come from)\n", recipe, recipe)
+		if perr := printCleaned(o.Report, s.Out, cfg, m); err == nil {
+			err = perr
 		}
-		for _, st := range cfg.Stages {
-			if d, ok := st.(*stages.Decontaminate); ok {
-				if perr := printContamination(cfg.Target, d.Contamination(), s.Out, false); perr != nil && err == nil {
-					err = perr
-				}
-			}
+		if recipe != "" {
+			fmt.Fprintf(o.Report.text(s.Out), "recipe: %s (`sluice recipe %s` prints its stages and where they come from)\n", recipe, recipe)
 		}
 	}
 	return err

@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -41,6 +42,7 @@ type ConvertOptions struct {
 	PageBytes        string
 	WARCTypes        string
 	AllowIncomplete  bool
+	Report
 }
 
 func convertCommand(s Streams) *cli.Command {
@@ -63,7 +65,7 @@ func convertCommand(s Streams) *cli.Command {
 }
 
 func inputFlags(o *ConvertOptions) []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
 			Usage: "goroutines that parse and encode batches (and the CPU cores used); 0 for every core"},
 		&cli.IntFlag{Name: "batch-rows", Value: pipeline.DefaultBatchRows, Destination: &o.BatchRows,
@@ -92,7 +94,7 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "read a dataset directory that has part files but no manifest (a run that did not finish) instead of refusing it"},
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
 			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
-	}
+	}, reportFlags(&o.Report)...)
 }
 
 func outputFlags(o *ConvertOptions) []cli.Flag {
@@ -141,6 +143,9 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	}
 	if len(args) == 0 {
 		bad("no input given (IN... -o OUT)")
+	}
+	if err := o.Report.check(); err != nil {
+		bad("%v", err)
 	}
 	var err error
 	if cfg.BatchBytes, err = parseSize(o.BatchBytes); err != nil {
@@ -225,18 +230,20 @@ func runConvert(ctx context.Context, o *ConvertOptions, args, command []string, 
 	if err != nil {
 		return err
 	}
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "converting")
+	m, err := runWithProgress(ctx, cfg, command, s, o.view(s), "converting")
 	if m != nil {
 		w := s.Out
 		if cfg.Target.Kind == dataset.Stdout {
 			w = s.Err // standard output holds the rows
 		}
-		printSummary(w, cfg.Target, m)
+		if perr := o.result(w, newSummary(cfg.Target, m), func(w io.Writer) { printSummary(w, cfg.Target, m) }); err == nil {
+			err = perr
+		}
 	}
 	return err
 }
 
-func printSummary(w interface{ Write([]byte) (int, error) }, t dataset.Target, m *dataset.Manifest) {
+func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	var bytesIn, bytesOut int64
 	for _, in := range m.Inputs {
 		bytesIn += in.Bytes

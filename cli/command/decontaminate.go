@@ -25,7 +25,6 @@ type DecontaminateOptions struct {
 	Eval       cli.StringSlice
 	EvalFields string
 	Annotate   bool
-	JSON       bool
 	// sourceSet tells whether --source-field was given; the default
 	// column may be missing.
 	sourceSet bool
@@ -67,9 +66,7 @@ func decontaminateCommand(s Streams) *cli.Command {
 				Action: func(*cli.Context, string) error { o.sourceSet = true; return nil },
 				Usage:  "corpus column the report counts hits by (dotted for struct members); by input file when the default is absent or empty"},
 			&cli.BoolFlag{Name: "annotate", Destination: &o.Annotate,
-				Usage: "keep every row; add contam_hits and contam_eval_ids instead of removing contaminated rows"},
-			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
-				Usage: "print the report as JSON instead of tables"}),
+				Usage: "keep every row; add contam_hits and contam_eval_ids instead of removing contaminated rows"}),
 		Action: action(func(c *cli.Context) error {
 			return runDecontaminate(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
@@ -111,16 +108,22 @@ func runDecontaminate(ctx context.Context, o *DecontaminateOptions, args, comman
 		st.SourceIfPresent()
 	}
 	x := st.Index()
-	fmt.Fprintf(s.Out, "eval index: %d examples in %d set(s), %d distinct %d-grams (%d ignored), %.2fs\n",
-		x.Examples(), len(x.Sets), x.Distinct, p.NGram, x.Ignored, time.Since(t0).Seconds())
+	index := EvalIndexSummary{Examples: x.Examples(), Sets: len(x.Sets), NGram: p.NGram, DistinctNGrams: x.Distinct,
+		IgnoredNGrams: x.Ignored, Seconds: time.Since(t0).Seconds()}
+	fmt.Fprintf(o.text(s.Out), "eval index: %d examples in %d set(s), %d distinct %d-grams (%d ignored), %.2fs\n",
+		index.Examples, index.Sets, index.DistinctNGrams, p.NGram, index.IgnoredNGrams, index.Seconds)
 	cfg.Stages = []pipeline.Stage{st}
 	cfg.BeforeCommit = saveContaminations(cfg.Stages)
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "decontaminating")
+	m, err := runWithProgress(ctx, cfg, command, s, o.view(s), "decontaminating")
 	if m == nil {
 		return err
 	}
-	printSummary(s.Out, cfg.Target, m)
-	if perr := printContamination(cfg.Target, st.Contamination(), s.Out, o.JSON); perr != nil && err == nil {
+	res := DecontaminateResult{Summary: newSummary(cfg.Target, m), EvalIndex: index,
+		ReportFile: cfg.Target.SidePath("contamination.json"), Contamination: st.Contamination()}
+	if perr := o.result(s.Out, res, func(w io.Writer) {
+		printSummary(w, cfg.Target, m)
+		printContamination(cfg.Target, res.Contamination, w, false)
+	}); err == nil {
 		err = perr
 	}
 	return err

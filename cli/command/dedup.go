@@ -108,10 +108,15 @@ func runDedupExact(ctx context.Context, o *DedupOptions, args, command []string,
 	}
 	d := stages.NewExactDedup(o.TextField, stages.ExactParams{Normalize: o.Normalize, IDField: o.IDField})
 	cfg.Stages = []pipeline.Stage{d}
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "deduplicating")
+	m, err := runWithProgress(ctx, cfg, command, s, o.view(s), "deduplicating")
 	if m != nil {
-		printSummary(s.Out, cfg.Target, m)
-		fmt.Fprintf(s.Out, "%d distinct texts; %d duplicates removed\n", d.Index().Len(), m.Counts.Removed)
+		res := DedupExactResult{Summary: newSummary(cfg.Target, m), DistinctTexts: d.Index().Len()}
+		if perr := o.result(s.Out, res, func(w io.Writer) {
+			printSummary(w, cfg.Target, m)
+			fmt.Fprintf(w, "%d distinct texts; %d duplicates removed\n", res.DistinctTexts, m.Counts.Removed)
+		}); err == nil {
+			err = perr
+		}
 	}
 	return err
 }
@@ -133,22 +138,27 @@ func runDedupLines(ctx context.Context, o *DedupOptions, args, command []string,
 		return err
 	}
 	g := stages.NewGlobalLines(o.TextField, params)
-	m, err := runGlobal(ctx, cfg, g, command, s, !o.NoProgress)
+	m, err := runGlobal(ctx, cfg, g, command, s, o.view(s))
 	if m != nil {
-		printSummary(s.Out, cfg.Target, m)
-		fmt.Fprintf(s.Out, "%d distinct lines counted; %d texts left empty and removed\n", g.Index().Len(), m.Counts.Removed)
+		res := DedupLinesResult{Summary: newSummary(cfg.Target, m), DistinctLines: g.Index().Len()}
+		if perr := o.result(s.Out, res, func(w io.Writer) {
+			printSummary(w, cfg.Target, m)
+			fmt.Fprintf(w, "%d distinct lines counted; %d texts left empty and removed\n", res.DistinctLines, m.Counts.Removed)
+		}); err == nil {
+			err = perr
+		}
 	}
 	return err
 }
 
 // runGlobal runs a command made of one global stage: its passes over the
 // input, then the writing pass with its filter.
-func runGlobal(ctx context.Context, cfg pipeline.Config, g pipeline.Global, command []string, s Streams, show bool) (*dataset.Manifest, error) {
+func runGlobal(ctx context.Context, cfg pipeline.Config, g pipeline.Global, command []string, s Streams, v *view) (*dataset.Manifest, error) {
 	cfg.Stages = []pipeline.Stage{g}
-	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, show); err != nil {
+	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, v); err != nil {
 		return nil, err
 	}
-	return runWithProgress(ctx, cfg, command, s, show, "writing")
+	return runWithProgress(ctx, cfg, command, s, v, "writing")
 }
 
 func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []string, s Streams) error {
@@ -168,23 +178,33 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 		}
 	}
 	p := o.MinHash
-	fmt.Fprintf(s.Out, "minhash: %d permutations in %d bands of %d rows, %d-word shingles, seed %d\n", p.NumPerm, p.Bands, p.Rows(), p.NGram, p.Seed)
-	fmt.Fprintf(s.Out, "threshold %.2f; the banding's S-curve passes 50%% at similarity %.3f (%.1f%% of pairs at the threshold become candidates)\n",
-		p.Threshold, p.Threshold50(), 100*minhash.Probability(p.Threshold, p.Bands, p.Rows()))
+	res := DedupMinHashResult{MinHash: MinHashSummary{Params: p, Rows: p.Rows(), Threshold50: p.Threshold50(),
+		CandidateProbability: minhash.Probability(p.Threshold, p.Bands, p.Rows()), Clusters: o.Clusters}}
+	// The banding and the clusters are printed as they are known, before
+	// the output is written.
+	text := o.text(s.Out)
+	fmt.Fprintf(text, "minhash: %d permutations in %d bands of %d rows, %d-word shingles, seed %d\n", p.NumPerm, p.Bands, p.Rows(), p.NGram, p.Seed)
+	fmt.Fprintf(text, "threshold %.2f; the banding's S-curve passes 50%% at similarity %.3f (%.1f%% of pairs at the threshold become candidates)\n",
+		p.Threshold, res.MinHash.Threshold50, 100*res.MinHash.CandidateProbability)
+	v := o.view(s)
 	cfg.Stages = []pipeline.Stage{g}
-	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, !o.NoProgress); err != nil {
+	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, v); err != nil {
 		return err
 	}
-	printMinHashReport(s.Out, index.Report())
-	fmt.Fprintln(s.Out)
+	res.MinHash.Report = index.Report()
+	printMinHashReport(text, res.MinHash.Report)
+	fmt.Fprintln(text)
 	if o.Clusters != "" {
 		if err := writeClusterTable(o.Clusters, o.Overwrite, index); err != nil {
 			return err
 		}
 	}
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "writing")
+	m, err := runWithProgress(ctx, cfg, command, s, v, "writing")
 	if m != nil {
-		printSummary(s.Out, cfg.Target, m)
+		res.Summary = newSummary(cfg.Target, m)
+		if perr := o.result(s.Out, res, func(w io.Writer) { printSummary(w, cfg.Target, m) }); err == nil {
+			err = perr
+		}
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ type DemoOptions struct {
 	Output    string
 	Overwrite bool
 	Workers   int
+	Report
 }
 
 // demoInput is the name under which the manifest and the quarantine record
@@ -49,14 +51,14 @@ func demoCommand(s Streams) *cli.Command {
 			"a row without text, duplicates, near duplicates, boilerplate, personal data and non-English text.\n" +
 			"OUT is replaced when it holds an earlier demo's output; any other existing OUT is refused unless\n" +
 			"--overwrite is given, and even then only a sluice dataset is replaced (only the files its manifest lists).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "sluice-demo", Destination: &o.Output,
 				Usage: "the dataset directory to write"},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
 				Usage: "replace OUT if it is a sluice dataset other than an earlier demo's (which is replaced anyway)"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
 				Usage: "goroutines that parse and encode batches (and the CPU cores used)"},
-		},
+		}, reportFlags(&o.Report)...),
 		Action: action(func(c *cli.Context) error {
 			if c.Args().Present() {
 				return usagef("demo takes no arguments, got %q (the output is set with -o)", c.Args().First())
@@ -84,6 +86,16 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	if dataset.ParseTarget(o.Output).Kind != dataset.Directory {
 		return usagef("--output %s: the demo writes a dataset directory; give a path without a .parquet or .jsonl suffix", o.Output)
 	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	// The demo's text goes where --json and --quiet say; the runs show
+	// no progress bar, and with --verbose their details.
+	v := &view{}
+	if o.Verbose {
+		v.detail = s.Err
+	}
+	text := Streams{In: s.In, Out: o.text(s.Out), Err: s.Err}
 	co, err := convertDefaults()
 	if err != nil {
 		return err
@@ -138,29 +150,39 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	tokens := stages.NewTokens(co.TextField, enc.Name(), func() stages.TokenCounter { return enc.NewCounter() },
 		[]string{"meta.source"}, true)
 	cfg.Stages = append(cfg.Stages, tokens)
-	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, false); err != nil {
+	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, v); err != nil {
 		return err
 	}
 	m, err := runPipeline(ctx, cfg, command)
 	if err != nil {
 		return err
 	}
-	printDemo(s.Out, cfg.Target, m)
+	v.finished(m)
+	printDemo(text.Out, cfg.Target, m)
 	groups, total := tokens.Groups()
-	fmt.Fprintf(s.Out, "\nTokens of the kept rows (cl100k_base, column n_tokens; `sluice tokens` and `sluice budget` plan with them):\n")
-	printTokenTable(s.Out, tokenReport(enc.Name(), []string{"meta.source"}, groups, total, m))
-	if err := runDemoContamination(ctx, []string{filepath.Join(cfg.Target.Path, "data")}, filepath.Join(o.Output, "decontaminated"), o.Workers, command, s); err != nil {
+	res := DemoResult{Summary: newSummary(cfg.Target, m), Tokens: tokenReport(enc.Name(), []string{"meta.source"}, groups, total, m),
+		Tasks: filepath.Join(o.Output, "tasks")}
+	fmt.Fprintf(text.Out, "\nTokens of the kept rows (cl100k_base, column n_tokens; `sluice tokens` and `sluice budget` plan with them):\n")
+	printTokenTable(text.Out, res.Tokens)
+	contamOut := filepath.Join(o.Output, "decontaminated")
+	if err := runDemoContamination(ctx, []string{filepath.Join(cfg.Target.Path, "data")}, contamOut, o.Workers, command, text); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "\nWeb pages from a built-in WARC file: block list, main-content extraction, exact dedup (sluice extract):\n")
-	if _, err := runWARCDemo(ctx, filepath.Join(o.Output, "web"), co.Overwrite, o.Workers, command, s); err != nil {
+	if res.Decontaminated, err = readDemoContamination(contamOut); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "\nFine-tuning task files: a built-in chat sample, validated, converted and split (sluice tasks):\n\n")
-	if err := tasksDemo(ctx, filepath.Join(o.Output, "tasks"), s); err != nil {
+	fmt.Fprintf(text.Out, "\nWeb pages from a built-in WARC file: block list, main-content extraction, exact dedup (sluice extract):\n")
+	webOut := filepath.Join(o.Output, "web")
+	web, err := runWARCDemo(ctx, webOut, co.Overwrite, o.Workers, command, text)
+	if err != nil {
 		return err
 	}
-	if err := demoReport(ctx, o.Output, o.Workers, s); err != nil {
+	res.Web = newSummary(dataset.ParseTarget(webOut), web)
+	fmt.Fprintf(text.Out, "\nFine-tuning task files: a built-in chat sample, validated, converted and split (sluice tasks):\n\n")
+	if err := tasksDemo(ctx, res.Tasks, text); err != nil {
+		return err
+	}
+	if err := demoReport(ctx, o.Output, o.Workers, text); err != nil {
 		return err
 	}
 	examples := filepath.Join(o.Output, demoExamplesDir)
@@ -168,8 +190,27 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	if err != nil {
 		return err
 	}
-	printDemoExamples(s.Out, examples, names)
+	printDemoExamples(text.Out, examples, names)
+	if o.JSON {
+		return printJSON(s.Out, res)
+	}
 	return nil
+}
+
+// readDemoContamination reads back what the demo's decontamination wrote
+// into dir: its manifest and report.
+func readDemoContamination(dir string) (DemoContamination, error) {
+	t := dataset.ParseTarget(dir)
+	m, err := dataset.ReadManifest(t.SidePath("manifest.json"))
+	if err != nil {
+		return DemoContamination{}, err
+	}
+	res := DemoContamination{Summary: newSummary(t, m), Probes: filepath.Join(dir, "probes.jsonl")}
+	b, err := os.ReadFile(t.SidePath("contamination.json"))
+	if err != nil {
+		return res, err
+	}
+	return res, json.Unmarshal(b, &res.Contamination)
 }
 
 // isDemoOutput reports whether dir holds what an earlier demo wrote: a

@@ -57,7 +57,7 @@ func runWARCDemo(ctx context.Context, out string, overwrite bool, workers int, c
 		}
 		cfg.Stages = append(cfg.Stages, st)
 	}
-	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, false); err != nil {
+	if err := prepareGlobals(ctx, cfg, cfg.Stages, command, s, nil); err != nil {
 		return nil, err
 	}
 	m, err := runPipeline(ctx, cfg, command)

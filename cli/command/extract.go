@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"io"
 
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
@@ -97,10 +98,14 @@ func runExtract(ctx context.Context, o *ExtractOptions, args, command []string, 
 		return err
 	}
 	cfg.Stages = built
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "extracting")
+	m, err := runWithProgress(ctx, cfg, command, s, o.view(s), "extracting")
 	if m != nil {
-		printSummary(s.Out, cfg.Target, m)
-		printStageCounts(s.Out, m)
+		if perr := o.result(s.Out, newSummary(cfg.Target, m), func(w io.Writer) {
+			printSummary(w, cfg.Target, m)
+			printStageCounts(w, m)
+		}); err == nil {
+			err = perr
+		}
 	}
 	return err
 }

@@ -52,8 +52,7 @@ func inspectCommand(s Streams) *cli.Command {
 			"folder), all of one format. JSONL is read twice: once to infer its schema, once to count. Text\n" +
 			"lengths are in characters (Unicode code points); their percentiles are within 1% of the exact values.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
-				Usage: "print one JSON object instead of the table"},
+			jsonFlag(&o.JSON),
 			&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField,
 				Usage: "the column whose text lengths are reported"},
 			&cli.BoolFlag{Name: "allow-incomplete", Destination: &o.AllowIncomplete,

@@ -32,7 +32,6 @@ type MemorizeOptions struct {
 	CanaryFile  string
 	Generations string
 	Verbatim    int
-	JSON        bool
 }
 
 func memorizeCommand(s Streams) *cli.Command {
@@ -104,7 +103,7 @@ func memorizeCommand(s Streams) *cli.Command {
 				&cli.StringFlag{Name: "canaries", Destination: &so.CanaryFile, Usage: "the canaries `FILE` that 'sluice memorize canaries' wrote"},
 				&cli.StringFlag{Name: "generations", Required: true, Destination: &so.Generations, Usage: "the model's generations (JSONL)"},
 				&cli.IntFlag{Name: "verbatim-tokens", Value: 50, Destination: &so.Verbatim, Usage: "common prefix length that counts as verbatim"},
-				&cli.BoolFlag{Name: "json", Destination: &so.JSON, Usage: "print the report as JSON"},
+				jsonFlag(&so.JSON),
 			},
 			Action: action(func(c *cli.Context) error {
 				if c.Args().Present() {
@@ -146,7 +145,7 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 	cfg.Target = dataset.Target{Kind: dataset.Discard}
 	stage := stages.NewProbeSample(o.TextField, o.IDField, o.SourceField, sampler)
 	cfg.Stages = []pipeline.Stage{stage}
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "sampling")
+	m, err := runWithProgress(ctx, cfg, command, s, o.view(s), "sampling")
 	if err != nil {
 		return err
 	}
@@ -174,24 +173,33 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 		}
 		strata[p.Stratum]++
 	}
-	fmt.Fprintf(s.Out, "%d probes (%d+%d %s tokens, seed %d) from %d documents with text: %s\n", len(probes),
-		o.Probes.PrefixTokens, o.Probes.SuffixTokens, o.Probes.Tokenizer, o.Probes.Seed, sampler.Offered, out)
-	if len(probes) < o.Probes.N {
-		fmt.Fprintf(s.Out, "fewer than the %d asked: not enough documents of at least %d tokens\n", o.Probes.N, o.Probes.PrefixTokens+o.Probes.SuffixTokens)
-	}
+	res := ProbesResult{Output: out, Manifest: side, Probes: len(probes), Params: o.Probes, DocumentsOffered: sampler.Offered,
+		TooShort: sampler.TooShort, DupCounts: stage.HasDupCounts(), Counts: m.Counts}
 	if o.Probes.StratifyBy != "" {
-		for _, n := range names {
-			fmt.Fprintf(s.Out, "  %s %s: %d\n", o.Probes.StratifyBy, n, strata[n])
+		res.Strata = strata
+	}
+	return o.result(s.Out, res, func(w io.Writer) {
+		fmt.Fprintf(w, "%d probes (%d+%d %s tokens, seed %d) from %d documents with text: %s\n", len(probes),
+			o.Probes.PrefixTokens, o.Probes.SuffixTokens, o.Probes.Tokenizer, o.Probes.Seed, sampler.Offered, out)
+		if len(probes) < o.Probes.N {
+			fmt.Fprintf(w, "fewer than the %d asked: not enough documents of at least %d tokens\n", o.Probes.N, o.Probes.PrefixTokens+o.Probes.SuffixTokens)
 		}
-	}
-	if !stage.HasDupCounts() {
-		fmt.Fprintf(s.Out, "no %s column: probes carry no duplicate count (annotate with `sluice dedup minhash --annotate` first)\n", stages.DupCountColumn)
-	}
-	fmt.Fprintf(s.Out, "manifest: %s\n", side)
-	return nil
+		if o.Probes.StratifyBy != "" {
+			for _, n := range names {
+				fmt.Fprintf(w, "  %s %s: %d\n", o.Probes.StratifyBy, n, strata[n])
+			}
+		}
+		if !stage.HasDupCounts() {
+			fmt.Fprintf(w, "no %s column: probes carry no duplicate count (annotate with `sluice dedup minhash --annotate` first)\n", stages.DupCountColumn)
+		}
+		fmt.Fprintf(w, "manifest: %s\n", side)
+	})
 }
 
 func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []string, s Streams) error {
+	if err := o.Report.check(); err != nil {
+		return err
+	}
 	o.Canaries.Repeats = nil
 	for _, r := range strings.Split(o.Repeats, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(r))
@@ -218,8 +226,10 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 		if err := writeCanaries(o.Output, canaries); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.Out, "%d canaries (seed %d, %d digits) written to %s\n", len(canaries), o.Canaries.Seed, o.Canaries.Digits, o.Output)
-		return nil
+		res := CanariesResult{Canaries: len(canaries), Seed: o.Canaries.Seed, Digits: o.Canaries.Digits, CanaryFile: o.Output}
+		return o.result(s.Out, res, func(w io.Writer) {
+			fmt.Fprintf(w, "%d canaries (seed %d, %d digits) written to %s\n", len(canaries), o.Canaries.Seed, o.Canaries.Digits, o.Output)
+		})
 	}
 	cfg, err := o.pipelineConfig(into)
 	if err != nil {
@@ -229,7 +239,8 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 	count := cfg
 	count.Target = dataset.Target{Kind: dataset.Discard}
 	count.Stages = []pipeline.Stage{counted}
-	if _, err := runWithProgress(ctx, count, command, s, !o.NoProgress, "counting"); err != nil {
+	v := o.view(s)
+	if _, err := runWithProgress(ctx, count, command, s, v, "counting"); err != nil {
 		return err
 	}
 	plan, err := memorize.Plan(canaries, counted.Total(), o.Canaries.Seed)
@@ -242,25 +253,30 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 	cfg.BeforeCommit = func(staged dataset.Target, _ *dataset.Manifest) error {
 		return writeCanaries(staged.SidePath("canaries.jsonl"), splice.Canaries())
 	}
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "inserting")
-	if m != nil {
-		printSummary(s.Out, cfg.Target, m)
-	}
-	if err != nil {
+	m, err := runWithProgress(ctx, cfg, command, s, v, "inserting")
+	if m == nil {
 		return err
 	}
-	path := cfg.Target.SidePath("canaries.jsonl")
-	copies := 0
+	sum := newSummary(cfg.Target, m)
+	res := CanariesResult{Summary: &sum, Canaries: len(canaries), Seed: o.Canaries.Seed, Digits: o.Canaries.Digits,
+		CanaryFile: cfg.Target.SidePath("canaries.jsonl"), As: o.As, RowsWithText: counted.Total()}
 	for _, c := range canaries {
-		copies += c.Repeats
+		res.Copies += c.Repeats
 	}
 	how := "spliced into"
 	if splice.AsRows {
 		how = "added as rows after"
 	}
-	fmt.Fprintf(s.Out, "%d canaries (seed %d), %d copies %s %d rows with text; canary file: %s\n",
-		len(canaries), o.Canaries.Seed, copies, how, counted.Total(), path)
-	return nil
+	if perr := o.result(s.Out, res, func(w io.Writer) {
+		printSummary(w, cfg.Target, m)
+		if err == nil {
+			fmt.Fprintf(w, "%d canaries (seed %d), %d copies %s %d rows with text; canary file: %s\n",
+				len(canaries), o.Canaries.Seed, res.Copies, how, counted.Total(), res.CanaryFile)
+		}
+	}); err == nil {
+		err = perr
+	}
+	return err
 }
 
 func writeCanaries(path string, canaries []memorize.Canary) error {

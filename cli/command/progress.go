@@ -2,10 +2,12 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,14 +21,37 @@ import (
 type progress struct {
 	mu  sync.Mutex
 	bar *progressbar.ProgressBar
-	w   io.Writer
 	on  bool
-	msg string
+	// sized tells whether the bar has its total: the first set gives it.
+	sized bool
 }
 
-func newProgress(w io.Writer, want bool, msg string) *progress {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return &progress{w: w, on: want && ok && term.IsTerminal(int(f.Fd())), msg: msg}
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// newProgress returns a bar labelled msg on w when want is set and w is a
+// terminal, and a progress that shows nothing otherwise.
+func newProgress(w io.Writer, want bool, msg string) *progress {
+	if !want || !isTerminal(w) {
+		return &progress{}
+	}
+	return startProgress(w, msg)
+}
+
+// startProgress starts a bar on w, whatever w is. The bar's clock starts
+// now, before the first bytes are read: the rate it shows is the bytes
+// read over the time since the run started. A bar made at the first set
+// instead, with a run's first batch already read, would divide those bytes
+// by the microseconds since, and show terabytes a second.
+func startProgress(w io.Writer, msg string) *progress {
+	bar := progressbar.NewOptions64(1, progressbar.OptionSetWriter(w), progressbar.OptionShowBytes(true),
+		progressbar.OptionSetDescription(msg), progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30), progressbar.OptionShowCount())
+	bar.StartWithoutRender()
+	return &progress{bar: bar, on: true}
 }
 
 func (p *progress) set(done, total int64) {
@@ -35,25 +60,105 @@ func (p *progress) set(done, total int64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar == nil {
-		p.bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(p.w), progressbar.OptionShowBytes(true),
-			progressbar.OptionSetDescription(p.msg), progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30), progressbar.OptionShowCount())
+	if !p.sized || total != p.bar.GetMax64() {
+		p.bar.ChangeMax64(max(total, 1))
+		p.sized = true
 	}
 	p.bar.Set64(done)
 }
 
 func (p *progress) finish() {
+	if !p.on {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
+	if p.sized { // a bar never drawn has nothing to clear
 		p.bar.Finish()
 	}
 }
 
-// runWithProgress runs cfg with a progress bar labelled what on a terminal.
-func runWithProgress(ctx context.Context, cfg pipeline.Config, command []string, s Streams, show bool, what string) (*dataset.Manifest, error) {
-	bar := newProgress(s.Err, show, what)
+// view is how a command's runs show themselves on standard error: a
+// progress bar on a terminal, and with --verbose the settings, each pass,
+// each input file and each stage's time.
+type view struct {
+	progress bool
+	detail   io.Writer // nil: no details
+	said     bool      // the settings were printed
+}
+
+// view returns how the runs of a command with these options show
+// themselves.
+func (o *ConvertOptions) view(s Streams) *view {
+	v := &view{progress: !o.NoProgress && !o.Quiet}
+	if o.Verbose && !o.Quiet {
+		v.detail = s.Err
+	}
+	return v
+}
+
+// settings prints, once, the inputs, the effective settings and the
+// stages of a run about to start.
+func (v *view) settings(cfg pipeline.Config) {
+	if v == nil || v.detail == nil || v.said {
+		return
+	}
+	v.said = true
+	var bytes int64
+	for _, in := range cfg.Inputs {
+		bytes += in.Size
+	}
+	fmt.Fprintf(v.detail, "sluice: %d input file(s), %s\n", len(cfg.Inputs), humanBytes(bytes))
+	if b, err := json.Marshal(cfg); err == nil {
+		fmt.Fprintf(v.detail, "sluice: settings %s\n", b)
+	}
+	if len(cfg.Stages) > 0 {
+		names := make([]string, len(cfg.Stages))
+		for i, st := range cfg.Stages {
+			names[i] = st.Name()
+		}
+		fmt.Fprintf(v.detail, "sluice: stages %s\n", strings.Join(names, ", "))
+	}
+}
+
+// pass prints what a pass of a global stage over the input did.
+func (v *view) pass(label string, m *dataset.Manifest, took time.Duration) {
+	if v == nil || v.detail == nil || m == nil {
+		return
+	}
+	fmt.Fprintf(v.detail, "sluice: pass %s: %d rows read in %.2fs\n", label, m.Counts.RowsIn, took.Seconds())
+}
+
+// finished prints each input file and each stage of a finished run.
+func (v *view) finished(m *dataset.Manifest) {
+	if v == nil || v.detail == nil || m == nil {
+		return
+	}
+	for _, in := range m.Inputs {
+		fmt.Fprintf(v.detail, "sluice: input %s: %d rows, %d quarantined, %s", in.Path, in.Rows, in.Quarantined, humanBytes(in.Bytes))
+		if in.Error != "" {
+			fmt.Fprintf(v.detail, ", error: %s", in.Error)
+		}
+		fmt.Fprintln(v.detail)
+	}
+	for _, st := range m.Stages {
+		fmt.Fprintf(v.detail, "sluice: stage %s: %d in, %d out, %.2fs\n", st.Name, st.RowsIn, st.RowsOut, st.Seconds)
+	}
+	fmt.Fprintf(v.detail, "sluice: wall time %.2fs\n", m.WallSecs)
+}
+
+// runWithProgress runs cfg with a progress bar labelled what on a
+// terminal; v may be nil (no bar, no details).
+func runWithProgress(ctx context.Context, cfg pipeline.Config, command []string, s Streams, v *view, what string) (*dataset.Manifest, error) {
+	v.settings(cfg)
+	m, err := runShown(ctx, cfg, command, s, v, what)
+	v.finished(m)
+	return m, err
+}
+
+// runShown runs cfg with a progress bar when v asks for one.
+func runShown(ctx context.Context, cfg pipeline.Config, command []string, s Streams, v *view, what string) (*dataset.Manifest, error) {
+	bar := newProgress(s.Err, v != nil && v.progress, what)
 	cfg.Progress = bar.set
 	if cfg.Target.Kind == dataset.Stdout {
 		if len(cfg.Stages) > 0 {
@@ -76,7 +181,11 @@ func runPipeline(ctx context.Context, cfg pipeline.Config, command []string) (*d
 // prepareGlobals runs the passes of each global stage (dedup) among built
 // (pipeline.PrepareGlobals): each pass reads the corpus through the stages
 // before it, writing nothing, then its filter takes its place in built.
-func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.Stage, command []string, s Streams, show bool) error {
+// Each pass has its own progress bar, labelled with the pass.
+func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.Stage, command []string, s Streams, v *view) error {
+	all := cfg
+	all.Stages = built
+	v.settings(all)
 	return pipeline.PrepareGlobals(built, func(sts []pipeline.Stage, label string) error {
 		pass := cfg
 		pass.Target = dataset.Target{Kind: dataset.Discard}
@@ -84,7 +193,9 @@ func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.S
 		if u, ok := sts[0].(pipeline.ColumnUser); ok && len(sts) == 1 {
 			pass.Columns = u.Columns()
 		}
-		_, err := runWithProgress(ctx, pass, command, s, show, label)
+		start := time.Now()
+		m, err := runShown(ctx, pass, command, s, v, label)
+		v.pass(label, m, time.Since(start))
 		return err
 	})
 }

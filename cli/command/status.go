@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -10,27 +11,37 @@ import (
 )
 
 func statusCommand(s Streams) *cli.Command {
+	r := &Report{}
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show the progress of a launched output: tasks done, running and failed per phase",
 		ArgsUsage: "OUT",
+		Flags:     reportFlags(r),
 		Action: action(func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("status takes one output directory, got %d arguments", c.NArg())
+			}
+			if err := r.check(); err != nil {
+				return err
 			}
 			plan, err := scaleout.ReadPlan(filepath.Join(c.Args().First(), scaleout.PlanFile))
 			if err != nil {
 				return usageError{err}
 			}
 			sts := scaleout.Status(plan)
-			scaleout.PrintStatus(s.Out, sts)
-			if err := failedTasks(sts); err != nil {
-				return err // exit 1: the launch failed
+			res := StatusResult{Output: c.Args().First(), Phases: phaseStates(sts), Complete: scaleout.Complete(sts)}
+			if res.Complete {
+				res.Manifest = filepath.Join(c.Args().First(), "manifest.json")
 			}
-			if scaleout.Complete(sts) {
-				fmt.Fprintf(s.Out, "complete: %s\n", filepath.Join(c.Args().First(), "manifest.json"))
+			if err := r.result(s.Out, res, func(w io.Writer) {
+				scaleout.PrintStatus(w, sts)
+				if res.Complete {
+					fmt.Fprintf(w, "complete: %s\n", res.Manifest)
+				}
+			}); err != nil {
+				return err
 			}
-			return nil
+			return failedTasks(sts) // exit 1 when the launch failed
 		}),
 	}
 }

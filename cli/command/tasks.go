@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/kernels/tokenize"
 	"github.com/sluice-data/sluice/tasks"
@@ -69,8 +70,7 @@ func tasksValidateCommand(s Streams) *cli.Command {
 				Usage: "a final answer shorter than this many characters draws a short_answer warning; 0 to turn off"},
 			&cli.BoolFlag{Name: "require-alternation", Destination: &o.RequireAlternation,
 				Usage: "chat: two user turns in a row are an error (they always are in ShareGPT)"},
-			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
-				Usage: "print the report as one JSON object listing every error and warning"},
+			jsonFlag(&o.JSON),
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Destination: &o.Workers,
 				Usage: "goroutines that check lines (the report is the same whatever the number)"},
 		},
@@ -150,6 +150,7 @@ type TasksConvertOptions struct {
 	System      string
 	SkipInvalid bool
 	Overwrite   bool
+	JSON        bool
 }
 
 func tasksConvertCommand(s Streams) *cli.Command {
@@ -176,6 +177,7 @@ func tasksConvertCommand(s Streams) *cli.Command {
 			&cli.BoolFlag{Name: "skip-invalid", Destination: &o.SkipInvalid,
 				Usage: "send lines with errors to OUT.quarantine.jsonl (file, line, error, raw) instead of stopping at the first"},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite, Usage: "replace an existing output"},
+			jsonFlag(&o.JSON),
 		},
 		Action: action(func(c *cli.Context) error {
 			return runTasksConvert(c.Context, o, c.Args().Slice(), commandLine(c), s)
@@ -218,6 +220,9 @@ func runTasksConvert(ctx context.Context, o *TasksConvertOptions, args, command 
 	m, err := tasks.ConvertFiles(ctx, files, o.Output, opts, command, Version)
 	if err != nil {
 		return err
+	}
+	if o.JSON {
+		return printJSON(s.Out, newSummary(dataset.ParseTarget(o.Output), m))
 	}
 	fmt.Fprintf(s.Out, "%d examples written to %s (%d lines read, %d quarantined)\n",
 		m.Counts.RowsOut, o.Output, m.Counts.RowsIn, m.Counts.Quarantined)
@@ -266,7 +271,7 @@ func tasksSplitCommand(s Streams) *cli.Command {
 				Usage: "the input format: auto, chat, instruction, completion or sharegpt"},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
 				Usage: "replace DIR if it holds an earlier split (it has a manifest.json)"},
-			&cli.BoolFlag{Name: "json", Destination: &o.JSON, Usage: "print the report as JSON"},
+			jsonFlag(&o.JSON),
 		},
 		Action: action(func(c *cli.Context) error {
 			return runTasksSplit(c.Context, o, c.Args().Slice(), commandLine(c), s)

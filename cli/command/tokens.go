@@ -29,7 +29,6 @@ type TokensOptions struct {
 	TokenizerFile string
 	GroupBy       string
 	AddColumn     bool
-	JSON          bool
 }
 
 func tokensCommand(s Streams) *cli.Command {
@@ -47,8 +46,6 @@ func tokensCommand(s Streams) *cli.Command {
 			Usage: "columns to aggregate by, comma-separated; nested members as meta.source"},
 		&cli.BoolFlag{Name: "add-column", Destination: &o.AddColumn,
 			Usage: "write the dataset back to -o with an n_tokens column"},
-		&cli.BoolFlag{Name: "json", Destination: &o.JSON,
-			Usage: "print the counts as one JSON object instead of a table"},
 	)
 	return &cli.Command{
 		Name:      "tokens",
@@ -90,15 +87,13 @@ func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s 
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		if err := printJSON(s.Out, report); err != nil {
-			return err
-		}
-	} else {
-		printTokenTable(s.Out, report)
+	if err := o.result(s.Out, report, func(w io.Writer) {
+		printTokenTable(w, report)
 		if o.AddColumn {
-			fmt.Fprintf(s.Out, "dataset with n_tokens: %s\n", o.Output)
+			fmt.Fprintf(w, "dataset with n_tokens: %s\n", o.Output)
 		}
+	}); err != nil {
+		return err
 	}
 	if countsOut != "" {
 		return writeTokenCounts(countsOut, o.Overwrite, report)
@@ -131,7 +126,7 @@ func countTokens(ctx context.Context, o *TokensOptions, args, command []string, 
 	}
 	stage := stages.NewTokens(o.TextField, name, newCounter, groupBy, o.AddColumn)
 	cfg.Stages = []pipeline.Stage{stage}
-	m, err := runWithProgress(ctx, cfg, command, s, !o.NoProgress, "counting")
+	m, err := runWithProgress(ctx, cfg, command, s, o.view(s), "counting")
 	if err != nil {
 		return TokenReport{}, err
 	}
