@@ -235,7 +235,7 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 			}
 			return nil
 		})
-		if errors.Is(err, errNoLabelField) || errors.Is(err, fasttext.ErrBadLabel) {
+		if errors.Is(err, errNoLabelField) {
 			return usageError{err}
 		}
 		if err != nil {
@@ -250,9 +250,6 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		train, dropped = balance(train)
 	}
 	counts := labelCounts(train)
-	if len(counts) < 2 {
-		return usagef("one label only (%s) in the training examples: a classifier needs at least two", counts[0].Label)
-	}
 	if o.Split < 1 {
 		seen := map[string]bool{}
 		for _, c := range counts {
@@ -265,6 +262,9 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 				}
 			}
 		}
+	}
+	if len(counts) < 2 {
+		return usagef("one label only (%s) in the training examples: a classifier needs at least two", counts[0].Label)
 	}
 	c := fasttext.NewCorpus()
 	for _, ex := range train {
