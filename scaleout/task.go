@@ -27,6 +27,19 @@ type task struct {
 	file    *pipefile.File
 	mem     memory.Allocator
 	version string
+	lease   *lease // nil when run without one
+}
+
+// holdsLease fails when another copy of the task took its lease over:
+// checked before the task moves its files into the dataset.
+func (t *task) holdsLease() error {
+	if t.lease == nil {
+		return nil
+	}
+	if other, ok := t.lease.held(); !ok {
+		return fmt.Errorf("phase %s task %d lost its lease to %s", t.phase.Name, t.index, leaseNote(other))
+	}
+	return nil
 }
 
 // TaskOptions are how a task runs.
@@ -105,7 +118,7 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 		cancel(fmt.Errorf("phase %s task %d lost its lease to %s", ph.Name, index, leaseNote(other)))
 	})
 	os.Remove(plan.markerPath(ph, index, failed))
-	t := &task{ctx: ctx, plan: plan, phase: ph, index: index, file: file, mem: memory.NewGoAllocator(), version: o.Version}
+	t := &task{ctx: ctx, plan: plan, phase: ph, index: index, file: file, mem: memory.NewGoAllocator(), version: o.Version, lease: l}
 	err = t.clean()
 	if err == nil {
 		err = t.run()

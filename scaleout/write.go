@@ -62,6 +62,9 @@ func (t *task) write() error {
 		}
 		return nil
 	}
+	if err := t.holdsLease(); err != nil {
+		return err
+	}
 	if err := move(m.Outputs, "data"); err != nil {
 		return err
 	}
@@ -206,6 +209,9 @@ func (t *task) merge() error {
 		return err
 	}
 	merged.Files = files
+	if err := t.holdsLease(); err != nil {
+		return err
+	}
 	if err := dataset.WriteManifest(p.path(layout.ManifestName), merged); err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func classifyTrainCommand(s Streams) *cli.Command {
 			"separates tokens, newlines too), and its labels from --label-field (a string or a list of strings),\n" +
 			"--label-from (any scalar column, e.g. source), or the file it came from (--positive/--negative).\n" +
 			"--split holds out a share of the examples by a hash of their text and reports P@1 on them;\n" +
-			"--valid reports it on other files after every epoch; --balance samples every label down to the rarest one's count.",
+			"--valid reports it on other files; --balance samples every label down to the rarest one's count.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output, Usage: "the model file to write (.bin)"},
 			&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField, Usage: "the field (dotted path) holding each row's text"},
@@ -88,7 +88,7 @@ func classifyTrainCommand(s Streams) *cli.Command {
 			&cli.StringSliceFlag{Name: "negative", Destination: &o.Negative, Usage: "datasets whose every row is labelled --negative-label"},
 			&cli.StringFlag{Name: "positive-label", Value: "hq", Destination: &o.PositiveLabel, Usage: "the label of --positive rows"},
 			&cli.StringFlag{Name: "negative-label", Value: "cc", Destination: &o.NegativeLabel, Usage: "the label of --negative rows"},
-			&cli.StringSliceFlag{Name: "valid", Destination: &o.Valid, Usage: "labelled datasets (same fields as the training data) to report P@1 and R@1 on after every epoch"},
+			&cli.StringSliceFlag{Name: "valid", Destination: &o.Valid, Usage: "labelled datasets to report P@1 and R@1 on once trained (same fields as the training data)"},
 			&cli.Float64Flag{Name: "split", Value: 1, Destination: &o.Split, Usage: "share of the examples to train on, e.g. 0.9; the rest, chosen by a hash of the text, is held out and tested"},
 			&cli.BoolFlag{Name: "balance", Destination: &o.Balance, Usage: "train on as many examples of each label as the rarest label has (those with the lowest text hashes)"},
 			&cli.StringFlag{Name: "save-text", Destination: &o.SaveText, Usage: "also write the training examples as a fastText training file (__label__ lines), the input of fasttext supervised"},
@@ -122,7 +122,6 @@ type trainReport struct {
 	Args        trainArgsJSON `json:"args"`
 	HeldOutTest *testSummary  `json:"held_out_test,omitempty"`
 	ValidTest   *testSummary  `json:"valid_test,omitempty"`
-	ValidEpochs []testSummary `json:"valid_epochs,omitempty"` // after each epoch
 }
 
 type labelCount struct {
@@ -148,7 +147,6 @@ type trainArgsJSON struct {
 }
 
 type testSummary struct {
-	Epoch     int     `json:"epoch"`
 	Examples  int64   `json:"examples"`
 	Precision float64 `json:"precision_at_1"`
 	Recall    float64 `json:"recall_at_1"`
@@ -279,46 +277,13 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 			return err
 		}
 	}
-	var valid []labelled
-	if v := o.Valid.Value(); len(v) > 0 {
-		if len(groups) == 2 {
-			return usagef("--valid needs --label-field or --label-from: --positive/--negative files carry their labels by name")
-		}
-		files, err := input.Expand(v)
-		if err != nil {
-			return usageError{err}
-		}
-		err = readLabelled(ctx, files, srcs[names[0]], func(ex labelled) error {
-			valid = append(valid, ex)
-			return nil
-		})
-		if errors.Is(err, errNoLabelField) {
-			return usageError{err}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	var validEpochs []testSummary
-	var onEpoch func(int, *fasttext.Model)
-	if len(valid) > 0 {
-		onEpoch = func(n int, m *fasttext.Model) {
-			meter := fasttext.NewMeter(m.NumLabels())
-			evaluate(m, valid, 1, 0, meter)
-			sum := testSummary{Epoch: n, Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
-			validEpochs = append(validEpochs, sum)
-			if !o.Quiet && !o.JSON {
-				fmt.Fprintf(s.Err, "epoch %d/%d: valid P@1 %.4f, R@1 %.4f (%d examples)\n", n, o.Args.Epoch, sum.Precision, sum.Recall, sum.Examples)
-			}
-		}
-	}
 	var progress func(fasttext.Progress)
 	if f, ok := s.Err.(*os.File); ok && !o.Quiet && !o.JSON && term.IsTerminal(int(f.Fd())) {
 		progress = func(p fasttext.Progress) {
 			fmt.Fprintf(s.Err, "\rProgress: %5.1f%% words/sec/thread: %8.0f lr: %9.6f avg.loss: %9.6f", 100*p.Fraction, p.WordsPerSec, p.LR, p.Loss)
 		}
 	}
-	m, err := fasttext.TrainEpochs(ctx, c, o.Args, progress, onEpoch)
+	m, err := fasttext.Train(ctx, c, o.Args, progress)
 	if progress != nil {
 		fmt.Fprintln(s.Err)
 	}
@@ -343,7 +308,7 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 	if fi, err := os.Stat(o.Output); err == nil {
 		rep.Bytes = fi.Size()
 	}
-	if len(held) > 0 || len(valid) > 0 {
+	if len(held) > 0 || len(o.Valid.Value()) > 0 {
 		model, err := fasttext.LoadFile(o.Output)
 		if err != nil {
 			return err
@@ -351,13 +316,18 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		if len(held) > 0 {
 			meter := fasttext.NewMeter(model.NumLabels())
 			evaluate(model, held, 1, 0, meter)
-			rep.HeldOutTest = &testSummary{Epoch: o.Args.Epoch, Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
+			rep.HeldOutTest = &testSummary{Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
 		}
-		if len(valid) > 0 {
-			meter := fasttext.NewMeter(model.NumLabels())
-			evaluate(model, valid, 1, 0, meter)
-			rep.ValidTest = &testSummary{Epoch: o.Args.Epoch, Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
-			rep.ValidEpochs = append(validEpochs, *rep.ValidTest)
+		if v := o.Valid.Value(); len(v) > 0 {
+			src := srcs[names[0]]
+			if len(groups) == 2 {
+				return usagef("--valid needs --label-field or --label-from: --positive/--negative files carry their labels by name")
+			}
+			meter, err := testFiles(ctx, model, v, src, 1, 0)
+			if err != nil {
+				return err
+			}
+			rep.ValidTest = &testSummary{Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
 		}
 	}
 	if o.JSON {

@@ -25,6 +25,7 @@ type LaunchOptions struct {
 	MaxParallel int
 	TasksPerJob int
 	Binary      string
+	KeepWork    bool
 	Slurm       scaleout.SlurmOptions
 	K8s         scaleout.K8sOptions
 }
@@ -57,6 +58,8 @@ func launchCommand(s Streams) *cli.Command {
 		&cli.StringFlag{Name: "k8s-mem", Destination: &o.K8s.Mem, Usage: "k8s: memory request and limit per pod"},
 		&cli.StringFlag{Name: "sluice-binary", Destination: &o.Binary,
 			Usage: "the sluice binary the tasks run (default: this one); give the path it has on the compute nodes"},
+		&cli.BoolFlag{Name: "keep-work", Destination: &o.KeepWork,
+			Usage: "keep the intermediates under OUT/_work once the merge wrote and checked manifest.json (default: the merge removes them)"},
 	)
 	return &cli.Command{
 		Name:      "launch",
@@ -67,8 +70,8 @@ func launchCommand(s Streams) *cli.Command {
 			"shard writes its rows (data/part-<shard>-<n>.parquet, removed/, quarantine-<shard>.jsonl,\n" +
 			"manifest-<shard>.json) and a\n" +
 			"merge writes manifest.json. The rows kept and removed are those of `sluice run` whatever --tasks.\n" +
-			"Launching again over the same output runs only the tasks that are not done; `sluice status OUT`\n" +
-			"shows progress.",
+			"Launching again over the same output runs only the tasks that are not done, first cancelling\n" +
+			"the Slurm jobs of the last launch still queued; `sluice status OUT` shows progress.",
 		Flags: flags,
 		Action: action(func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -113,7 +116,7 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if err != nil {
 		return err
 	}
-	plan.Version, plan.Command = Version, command
+	plan.Version, plan.Command, plan.KeepWork = Version, command, o.KeepWork
 	if plan.Binary = o.Binary; plan.Binary == "" && executor == scaleout.K8s {
 		plan.Binary = "sluice" // the image's, on its PATH
 	} else if plan.Binary == "" {
@@ -140,6 +143,12 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	// standard error with --json.
 	notes := o.notes(s)
 	fmt.Fprintf(notes, "plan: %s (%d shards, %d phases)\n", planPath, len(plan.Shards), len(plan.Phases))
+	if note := plan.ShardNote(o.Tasks); note != "" {
+		fmt.Fprintf(s.Err, "sluice: warning: %s\n", note)
+	}
+	if err := prepareRelaunch(ctx, plan, o.Slurm, notes); err != nil {
+		return err
+	}
 	o.view(s).settings(cfg)
 	res := LaunchResult{Plan: planPath, Executor: string(executor), Shards: len(plan.Shards)}
 	switch executor {
@@ -218,11 +227,25 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 	return dataset.Remove(filepath.Join(dir, layout.ManifestName))
 }
 
+// prepareRelaunch readies an output launched before: it cancels the
+// Slurm jobs of the last launch that are still queued, and makes the
+// merge run again if manifest.json is gone.
+func prepareRelaunch(ctx context.Context, plan *scaleout.Plan, so scaleout.SlurmOptions, notes io.Writer) error {
+	if err := scaleout.CancelSubmitted(ctx, plan, so, notes); err != nil {
+		return err
+	}
+	changed, err := plan.PrepareRelaunch()
+	for _, line := range changed {
+		fmt.Fprintln(notes, line)
+	}
+	return err
+}
+
 // samePlan reports whether two plans would do the same work.
 func samePlan(a, b *scaleout.Plan) bool {
 	key := func(p *scaleout.Plan) []byte {
 		c := *p
-		c.Command, c.Binary, c.Version = nil, "", ""
+		c.Command, c.Binary, c.Version, c.KeepWork = nil, "", "", false
 		j, _ := json.Marshal(c)
 		return j
 	}

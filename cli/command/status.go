@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -33,8 +34,17 @@ func statusCommand(s Streams) *cli.Command {
 			if res.Complete {
 				res.Manifest = filepath.Join(c.Args().First(), "manifest.json")
 			}
+			// The jobs of the last Slurm launch still queued, when squeue is here.
+			jobs, jobsErr := scaleout.SlurmJobs(c.Context, plan, scaleout.SlurmOptions{})
+			if errors.Is(jobsErr, scaleout.ErrNoSqueue) {
+				jobsErr = nil
+			}
 			if err := r.result(s.Out, res, func(w io.Writer) {
 				scaleout.PrintStatus(w, sts)
+				scaleout.PrintSlurmJobs(w, jobs)
+				if jobsErr != nil {
+					fmt.Fprintf(w, "the Slurm jobs of the last launch are unknown: %v\n", jobsErr)
+				}
 				if res.Complete {
 					fmt.Fprintf(w, "complete: %s\n", res.Manifest)
 				}
@@ -51,18 +61,21 @@ func statusCommand(s Streams) *cli.Command {
 const maxFailedListed = 3
 
 // failedTasks returns an error naming the phase, index and log of the
-// failed tasks, or nil when no task failed (the launch is waiting,
-// running or complete).
+// failed and interrupted tasks, or nil when there are none (the launch
+// is waiting, running or complete).
 func failedTasks(sts []scaleout.PhaseStatus) error {
 	var failed []string
 	n := 0
 	for _, st := range sts {
-		for _, m := range st.Failed {
+		for _, m := range append(append([]scaleout.TaskStatus(nil), st.Failed...), st.Interrupted...) {
 			n++
 			if len(failed) == maxFailedListed {
 				continue
 			}
-			msg := fmt.Sprintf("phase %s task %d failed", st.Phase.Name, m.Index)
+			msg := fmt.Sprintf("phase %s task %d %s", st.Phase.Name, m.Index, m.State)
+			if m.State == scaleout.TaskInterrupted {
+				msg += fmt.Sprintf(" on %s (pid %d): %s", m.Host, m.PID, m.Why)
+			}
 			if m.Error != "" {
 				msg += ": " + m.Error
 			}
@@ -78,6 +91,6 @@ func failedTasks(sts []scaleout.PhaseStatus) error {
 	if n > len(failed) {
 		failed = append(failed, fmt.Sprintf("and %d more", n-len(failed)))
 	}
-	return fmt.Errorf("launch failed: %d task(s) failed: %s; fix the cause and launch again to rerun them",
+	return fmt.Errorf("launch failed: %d task(s) failed or were interrupted: %s; fix the cause and launch again to rerun them",
 		n, strings.Join(failed, "; "))
 }
