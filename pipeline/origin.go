@@ -11,6 +11,9 @@ type origins struct {
 	files []input.File
 	file  []int32
 	line  []int64
+	// at is where each row starts in its file, when that is not its line:
+	// the byte offset of a WARC record. nil otherwise.
+	at []int64
 }
 
 // jsonlOrigins are the origins of the rows a chunk decoded into: its lines
@@ -51,6 +54,9 @@ func (o *origins) keep(keep []bool) *origins {
 		if k {
 			out.file = append(out.file, o.file[i])
 			out.line = append(out.line, o.line[i])
+			if o.at != nil {
+				out.at = append(out.at, o.at[i])
+			}
 		}
 	}
 	return out

@@ -44,7 +44,10 @@ type Config struct {
 	WARCTypes    []string       `json:"warc_types,omitempty"` // WARC record types read as rows
 	// Columns, when set, are the only top-level columns read from Parquet
 	// inputs (a scan pass that needs the text and the id reads no more).
-	Columns []string         `json:"columns,omitempty"`
+	Columns []string `json:"columns,omitempty"`
+	// Lineage adds the columns _src_file and _src_row to every row (see
+	// SrcFileColumn), unless the input has them already.
+	Lineage bool             `json:"lineage,omitempty"`
 	Output  dataset.Options  `json:"output"`
 	Stages  []Stage          `json:"-"`
 	Mem     memory.Allocator `json:"-"`

@@ -40,6 +40,14 @@ func openSource(ctx context.Context, cfg Config) (source, error) {
 	if err != nil {
 		return nil, err // not a typed nil
 	}
+	if cfg.Lineage {
+		l, err := withLineage(src, cfg)
+		if err != nil {
+			src.close()
+			return nil, err
+		}
+		return l, nil
+	}
 	return src, nil
 }
 

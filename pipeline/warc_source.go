@@ -116,7 +116,8 @@ func (s *warcSource) readFile(i int) {
 				return
 			}
 			u := warcUnit{batch: rec, origins: &origins{files: s.cfg.Inputs,
-				file: make([]int32, len(br.RecordNumbers())), line: slices.Clone(br.RecordNumbers())}}
+				file: make([]int32, len(br.RecordNumbers())), line: slices.Clone(br.RecordNumbers()),
+				at: slices.Clone(br.RecordOffsets())}}
 			for j := range u.origins.file {
 				u.origins.file[j] = int32(i)
 			}

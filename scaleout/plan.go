@@ -80,6 +80,7 @@ type Settings struct {
 	MaxLineBytes int      `json:"max_line_bytes"`
 	TextField    string   `json:"text_field"`
 	WARCTypes    []string `json:"warc_types,omitempty"`
+	Lineage      bool     `json:"lineage,omitempty"`
 	// Output is how every task writes, as the run was configured.
 	Output dataset.Options `json:"output"`
 }
@@ -88,7 +89,7 @@ type Settings struct {
 func SettingsOf(cfg pipeline.Config) Settings {
 	return Settings{Workers: cfg.Workers, BatchRows: cfg.BatchRows, BatchBytes: cfg.BatchBytes, InferRows: cfg.InferRows,
 		SchemaFile: cfg.SchemaFile, Strict: cfg.Strict, RepairUTF8: cfg.RepairUTF8, MaxDepth: cfg.MaxDepth,
-		MaxLineBytes: cfg.MaxLineBytes, TextField: cfg.TextField, WARCTypes: cfg.WARCTypes, Output: cfg.Output}
+		MaxLineBytes: cfg.MaxLineBytes, TextField: cfg.TextField, WARCTypes: cfg.WARCTypes, Output: cfg.Output, Lineage: cfg.Lineage}
 }
 
 // config returns the pipeline configuration of the settings over inputs.
@@ -97,7 +98,7 @@ func (s Settings) config(inputs []input.File) (pipeline.Config, error) {
 	cfg := pipeline.Config{Inputs: inputs, Overwrite: true, Workers: s.Workers, BatchRows: s.BatchRows,
 		BatchBytes: s.BatchBytes, InferRows: s.InferRows, SchemaFile: s.SchemaFile, Strict: s.Strict,
 		RepairUTF8: s.RepairUTF8, MaxDepth: s.MaxDepth, MaxLineBytes: s.MaxLineBytes, TextField: s.TextField,
-		WARCTypes: s.WARCTypes, Output: s.Output}
+		WARCTypes: s.WARCTypes, Output: s.Output, Lineage: s.Lineage}
 	if s.Schema != "" {
 		if cfg.Schema, err = schema.Parse([]byte(s.Schema)); err != nil {
 			return cfg, err

@@ -42,6 +42,7 @@ type ConvertOptions struct {
 	PageBytes        string
 	WARCTypes        string
 	AllowIncomplete  bool
+	Lineage          bool
 	Report
 }
 
@@ -92,6 +93,8 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "WARC/WET inputs: the record types that become rows, any of " + strings.Join(warc.RecordTypes, ", ")},
 		&cli.BoolFlag{Name: "allow-incomplete", Destination: &o.AllowIncomplete,
 			Usage: "read a dataset directory that has part files but no manifest (a run that did not finish) instead of refusing it"},
+		&cli.BoolFlag{Name: "lineage", Destination: &o.Lineage,
+			Usage: "add _src_file and _src_row (line, Parquet row or WARC record offset) to every kept and removed row; kept when the input has them"},
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
 			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
 	}, reportFlags(&o.Report)...)
@@ -140,6 +143,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	cfg := pipeline.Config{
 		Overwrite: o.Overwrite, Workers: o.Workers, BatchRows: o.BatchRows, Strict: o.Strict,
 		MaxDepth: o.MaxDepth, TextField: o.TextField, SchemaFile: o.SchemaFile,
+		Lineage: o.Lineage,
 	}
 	if len(args) == 0 {
 		bad("no input given (IN... -o OUT)")
@@ -265,6 +269,7 @@ func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	fmt.Fprintf(w, "\n%d file(s), %s, in %.2fs (%.1f MB/s)\n", len(m.Outputs), humanBytes(bytesOut), m.WallSecs, mbps)
 	if t.Kind != dataset.Stdout {
 		fmt.Fprintf(w, "manifest: %s\n", t.SidePath("manifest.json"))
+		printVersion(w, m)
 	}
 	if q := m.Side["quarantine"]; q != "" && m.Counts.Quarantined > 0 {
 		fmt.Fprintf(w, "quarantine: %s\n", q)

@@ -24,7 +24,8 @@ func readPipelineFile(path string) (*pipefile.File, []byte, error) {
 // commands that run one (run, clean --config, launch): the text field is
 // the file's; the output is the file's unless -o gave one; the file's
 // workers, when it sets them, replace --workers; the output is overwritten
-// when either --overwrite or the file says so. It returns the inputs: args,
+// when either --overwrite or the file says so, and so is lineage
+// (--lineage). It returns the inputs: args,
 // or the file's when args is empty.
 func (o *ConvertOptions) mergeFile(file *pipefile.File, args []string) []string {
 	o.TextField = file.TextField
@@ -35,6 +36,7 @@ func (o *ConvertOptions) mergeFile(file *pipefile.File, args []string) []string 
 		o.Workers = file.Workers
 	}
 	o.Overwrite = o.Overwrite || file.Overwrite
+	o.Lineage = o.Lineage || file.Lineage
 	if len(args) == 0 {
 		args = file.Input
 	}

@@ -14,7 +14,13 @@ import (
 type Manifest struct {
 	// Format names the layout (layout.Format): a directory is a sluice
 	// dataset only when its manifest says so.
-	Format   string            `json:"format"`
+	Format string `json:"format"`
+	// VersionID is the dataset's content hash (see VersionID), filled in
+	// by WriteManifest.
+	VersionID string `json:"version_id,omitempty"`
+	// Parents are the sluice outputs the run read as input (see
+	// ParentsOf), filled in by WriteManifest.
+	Parents  []Parent          `json:"parents,omitempty"`
 	Tool     string            `json:"tool"`
 	Version  string            `json:"version"`
 	Command  []string          `json:"command"`
@@ -33,6 +39,9 @@ type Manifest struct {
 	// dataset directory, or the folder of a one-file output), the
 	// manifest aside: what --overwrite may remove, and nothing else.
 	Files []string `json:"files,omitempty"`
+	// WorkDir is the working directory of the run: the relative paths
+	// of Command and Inputs are relative to it.
+	WorkDir string `json:"working_dir,omitempty"`
 }
 
 // ReadManifest reads a manifest written by WriteManifest.
@@ -114,9 +123,11 @@ func (c Counts) Check() error {
 	return nil
 }
 
-// WriteManifest writes m as indented JSON to path, atomically.
+// WriteManifest writes m as indented JSON to path, atomically. It fills
+// in m's version id, its parents, when not set, and the working directory.
 func WriteManifest(path string, m *Manifest) error {
 	m.Format = layout.Format
+	stamp(m)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

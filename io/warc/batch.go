@@ -97,6 +97,7 @@ type BatchReader struct {
 	skipped int64
 	rows    int64
 	nums    []int64 // record numbers of the last batch's rows
+	offs    []int64 // their offsets (Record.Offset)
 	done    bool
 }
 
@@ -139,6 +140,10 @@ func (br *BatchReader) Rows() int64 { return br.rows }
 // the batch Next returned last.
 func (br *BatchReader) RecordNumbers() []int64 { return br.nums }
 
+// RecordOffsets returns the offset in the file (Record.Offset) of each row
+// of the batch Next returned last.
+func (br *BatchReader) RecordOffsets() []int64 { return br.offs }
+
 // Release frees the builder.
 func (br *BatchReader) Release() { br.b.Release() }
 
@@ -155,7 +160,7 @@ func (br *BatchReader) Next() (arrow.RecordBatch, []*RecordError, error) {
 	}
 	var bad []*RecordError
 	n, size := 0, 0
-	br.nums = br.nums[:0]
+	br.nums, br.offs = br.nums[:0], br.offs[:0]
 	for n+len(bad) < br.opts.Rows && size < br.opts.Bytes {
 		rec, err := br.r.Next()
 		var re *RecordError
@@ -196,6 +201,7 @@ func (br *BatchReader) Next() (arrow.RecordBatch, []*RecordError, error) {
 		}
 		br.append(typ, rec, resp)
 		br.nums = append(br.nums, rec.Number)
+		br.offs = append(br.offs, rec.Offset)
 		n++
 		size += len(rec.Block)
 	}

@@ -33,6 +33,7 @@ type File struct {
 	Profile   quality.Profile `yaml:"profile"`
 	Workers   int             `yaml:"workers"`
 	Overwrite bool            `yaml:"overwrite"`
+	Lineage   bool            `yaml:"lineage"` // add _src_file and _src_row to every row
 	Stages    []Spec          `yaml:"-"`
 }
 

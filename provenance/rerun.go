@@ -1,0 +1,184 @@
+package provenance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
+)
+
+// Rerun is how to rebuild a version: the command line to run and where,
+// and what stands in the way.
+type Rerun struct {
+	Manifest string
+	M        *dataset.Manifest
+	// Args is the recorded command line (program first) with its output
+	// replaced by the new one.
+	Args []string
+	// Dir is the working directory of the recorded run, where Args must
+	// run for its relative paths to mean what they meant ("" when not
+	// recorded).
+	Dir string
+	// Output is where the rebuilt version will be: the new output, or the
+	// place in it of a version the command wrote inside its output (the
+	// demo's decontaminated/, say).
+	Output string
+	// Changed lists what differs from the recorded run: inputs whose
+	// bytes changed or that are gone, and the tool version.
+	Changed []string
+}
+
+// PlanRerun prepares the rebuild of the version at path into newOut with
+// the tool at version tool: it checks every input the manifest records
+// against its recorded size and xxhash64 and the tool version against the
+// recorded one, and replaces the output (-o, --output) of the recorded
+// command line with newOut. An input named "(built in)" is part of the
+// tool, checked by its version.
+func PlanRerun(path, newOut, tool string) (*Rerun, error) {
+	manifest, root, err := dataset.Locate(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := dataset.ReadManifest(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", manifest, err)
+	}
+	if len(m.Command) < 2 {
+		return nil, fmt.Errorf("%s: records no command line to run again", manifest)
+	}
+	r := &Rerun{Manifest: manifest, M: m, Output: newOut}
+	if st, err := os.Stat(m.WorkDir); err == nil && st.IsDir() {
+		r.Dir = m.WorkDir
+	}
+	if m.Version != tool {
+		r.Changed = append(r.Changed, fmt.Sprintf("made by sluice %s, this is %s", m.Version, tool))
+	}
+	r.Changed = append(r.Changed, r.checkInputs()...)
+	args, old, err := replaceOutput(m.Command, newOut)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", manifest, err)
+	}
+	r.Args = args
+	// A version written inside the run's output (the demo writes several)
+	// is rebuilt at the same place inside the new one.
+	if old != "" {
+		absOld, absRoot := old, root
+		if !filepath.IsAbs(absOld) && r.Dir != "" {
+			absOld = filepath.Join(r.Dir, absOld)
+		}
+		absOld, _ = filepath.Abs(absOld)
+		absRoot, _ = filepath.Abs(absRoot)
+		if dataset.ParseTarget(old).Kind != dataset.Directory {
+			absRoot, _ = filepath.Abs(filepath.Join(root, filepath.Base(old)))
+		}
+		if rel, err := filepath.Rel(absOld, absRoot); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			r.Output = filepath.Join(newOut, rel)
+		}
+	}
+	return r, nil
+}
+
+// checkInputs compares the inputs with what the manifest records.
+func (r *Rerun) checkInputs() []string {
+	var changed []string
+	entries := map[string]int{}
+	for _, in := range r.M.Inputs {
+		entries[in.Path]++
+	}
+	done := map[string]bool{}
+	for _, in := range r.M.Inputs {
+		if done[in.Path] {
+			continue
+		}
+		done[in.Path] = true
+		if strings.HasSuffix(in.Path, "(built in)") {
+			continue
+		}
+		path := in.Path
+		if !filepath.IsAbs(path) && r.Dir != "" {
+			path = filepath.Join(r.Dir, path)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			changed = append(changed, fmt.Sprintf("input %s: %v", in.Path, err))
+			continue
+		}
+		if entries[in.Path] > 1 {
+			// A file read in parts (a launch splits large files): the
+			// parts' bytes add up to the file's.
+			var total int64
+			for _, e := range r.M.Inputs {
+				if e.Path == in.Path {
+					total += e.Bytes
+				}
+			}
+			if total != st.Size() {
+				changed = append(changed, fmt.Sprintf("input %s: %d bytes, the manifest records %d", in.Path, st.Size(), total))
+			}
+			continue
+		}
+		if st.Size() != in.Bytes {
+			changed = append(changed, fmt.Sprintf("input %s: %d bytes, the manifest records %d", in.Path, st.Size(), in.Bytes))
+			continue
+		}
+		h, err := input.HashFile(path)
+		if err != nil {
+			changed = append(changed, fmt.Sprintf("input %s: %v", in.Path, err))
+		} else if got := fmt.Sprintf("%016x", h); got != in.Hash {
+			changed = append(changed, fmt.Sprintf("input %s: xxhash64 %s, the manifest records %s", in.Path, got, in.Hash))
+		}
+	}
+	return changed
+}
+
+// replaceOutput returns args with the value of its -o/--output flag
+// replaced by out (or -o out added when it has none: a pipeline file
+// names the output) and the value it had.
+func replaceOutput(args []string, out string) ([]string, string, error) {
+	res := append([]string(nil), args...)
+	for i := 1; i < len(res); i++ {
+		a := res[i]
+		if a == "--" {
+			break
+		}
+		for _, name := range []string{"-o", "--o", "-output", "--output"} {
+			switch {
+			case a == name && i+1 < len(res):
+				old := res[i+1]
+				res[i+1] = out
+				return res, old, nil
+			case strings.HasPrefix(a, name+"="):
+				res[i] = name + "=" + out
+				return res, strings.TrimPrefix(a, name+"="), nil
+			}
+		}
+	}
+	return append(res, "-o", out), "", nil
+}
+
+// Reproduced compares the rebuilt version with the old one: the same
+// data and removed files (rows, bytes, xxhash64, in order) and the same
+// counts. It lists every difference.
+func Reproduced(old, rebuilt *dataset.Manifest) (bool, []string) {
+	var diffs []string
+	files := func(kind string, a, b []dataset.OutputFile) {
+		if len(a) != len(b) {
+			diffs = append(diffs, fmt.Sprintf("%d %s files, %d before", len(b), kind, len(a)))
+		}
+		for i := 0; i < min(len(a), len(b)); i++ {
+			if a[i].Hash != b[i].Hash || a[i].Rows != b[i].Rows || a[i].Bytes != b[i].Bytes {
+				diffs = append(diffs, fmt.Sprintf("%s: %d rows, %d bytes, xxhash64 %s; before %s: %d rows, %d bytes, xxhash64 %s",
+					b[i].Path, b[i].Rows, b[i].Bytes, b[i].Hash, a[i].Path, a[i].Rows, a[i].Bytes, a[i].Hash))
+			}
+		}
+	}
+	files("data", old.Outputs, rebuilt.Outputs)
+	files("removed", old.Removed, rebuilt.Removed)
+	if old.Counts != rebuilt.Counts {
+		diffs = append(diffs, fmt.Sprintf("counts %+v, before %+v", rebuilt.Counts, old.Counts))
+	}
+	return len(diffs) == 0, diffs
+}
