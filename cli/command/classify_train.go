@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -78,7 +79,7 @@ func classifyTrainCommand(s Streams) *cli.Command {
 			"separates tokens, newlines too), and its labels from --label-field (a string or a list of strings),\n" +
 			"--label-from (any scalar column, e.g. source), or the file it came from (--positive/--negative).\n" +
 			"--split holds out a share of the examples by a hash of their text and reports P@1 on them;\n" +
-			"--valid reports it on other files; --balance samples every label down to the rarest one's count.",
+			"--valid reports it on other files after every epoch; --balance samples every label down to the rarest one's count.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output, Usage: "the model file to write (.bin)"},
 			&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField, Usage: "the field (dotted path) holding each row's text"},
@@ -88,7 +89,7 @@ func classifyTrainCommand(s Streams) *cli.Command {
 			&cli.StringSliceFlag{Name: "negative", Destination: &o.Negative, Usage: "datasets whose every row is labelled --negative-label"},
 			&cli.StringFlag{Name: "positive-label", Value: "hq", Destination: &o.PositiveLabel, Usage: "the label of --positive rows"},
 			&cli.StringFlag{Name: "negative-label", Value: "cc", Destination: &o.NegativeLabel, Usage: "the label of --negative rows"},
-			&cli.StringSliceFlag{Name: "valid", Destination: &o.Valid, Usage: "labelled datasets to report P@1 and R@1 on once trained (same fields as the training data)"},
+			&cli.StringSliceFlag{Name: "valid", Destination: &o.Valid, Usage: "labelled datasets (same fields as the training data) to report P@1 and R@1 on after every epoch"},
 			&cli.Float64Flag{Name: "split", Value: 1, Destination: &o.Split, Usage: "share of the examples to train on, e.g. 0.9; the rest, chosen by a hash of the text, is held out and tested"},
 			&cli.BoolFlag{Name: "balance", Destination: &o.Balance, Usage: "train on as many examples of each label as the rarest label has (those with the lowest text hashes)"},
 			&cli.StringFlag{Name: "save-text", Destination: &o.SaveText, Usage: "also write the training examples as a fastText training file (__label__ lines), the input of fasttext supervised"},
@@ -122,6 +123,7 @@ type trainReport struct {
 	Args        trainArgsJSON `json:"args"`
 	HeldOutTest *testSummary  `json:"held_out_test,omitempty"`
 	ValidTest   *testSummary  `json:"valid_test,omitempty"`
+	ValidEpochs []testSummary `json:"valid_epochs,omitempty"` // after each epoch
 }
 
 type labelCount struct {
@@ -147,6 +149,7 @@ type trainArgsJSON struct {
 }
 
 type testSummary struct {
+	Epoch     int     `json:"epoch"`
 	Examples  int64   `json:"examples"`
 	Precision float64 `json:"precision_at_1"`
 	Recall    float64 `json:"recall_at_1"`
@@ -213,26 +216,111 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		return usagef("--seed %d: must fit in 32 bits, as fastText's", o.Args.Seed)
 	}
 
-	// Read every example, then split and balance.
-	var train, held []labelled
+	// The examples go straight into the corpus as they are read (only the
+	// held-out ones are kept as text); --balance reads the data twice.
 	names := []string{"data"}
 	if len(groups) == 2 {
 		names = []string{"positive", "negative"}
 	}
-	for i, g := range groups {
-		files, err := input.Expand(g)
+	each := func(fn func(labelled) error) error {
+		for i, g := range groups {
+			files, err := input.Expand(g)
+			if err != nil {
+				return usageError{err}
+			}
+			err = readLabelled(ctx, files, srcs[names[i]], func(ex labelled) error {
+				if err := checkLabels(ex); err != nil {
+					return err
+				}
+				return fn(ex)
+			})
+			if errors.Is(err, errNoLabelField) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	training := func(ex labelled) bool { return o.Split >= 1 || inSplit(ex.text, o.Split) }
+	var keep func(labelled) bool
+	if o.Balance {
+		hashes := map[string][]uint64{}
+		err := each(func(ex labelled) error {
+			if training(ex) {
+				hashes[ex.labels[0]] = append(hashes[ex.labels[0]], xxhash.Sum64(ex.text))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		keep = balanced(hashes)
+	}
+	var held []labelled
+	c := fasttext.NewCorpus()
+	n := map[string]int64{}
+	var order []string
+	dropped, examples := 0, 0
+	err = each(func(ex labelled) error {
+		if !training(ex) {
+			held = append(held, ex)
+			return nil
+		}
+		if keep != nil && !keep(ex) {
+			dropped++
+			return nil
+		}
+		if err := c.Add(ex.labels, ex.text); err != nil {
+			return fmt.Errorf("%s: %w", ex.where, err)
+		}
+		examples++
+		for _, l := range ex.labels {
+			if n[l] == 0 {
+				order = append(order, l)
+			}
+			n[l]++
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if examples == 0 {
+		return usagef("no training examples in %s", strings.Join(slices.Concat(groups...), " "))
+	}
+	counts := make([]labelCount, len(order))
+	for i, l := range order {
+		counts[i] = labelCount{Label: l, Examples: n[l]}
+	}
+	sort.SliceStable(counts, func(i, j int) bool { return counts[i].Examples > counts[j].Examples })
+	for _, ex := range held {
+		for _, l := range ex.labels {
+			if n[l] == 0 {
+				return usagef("label %q has no training example left after --split %g (it is only in %s): an empty class", l, o.Split, ex.where)
+			}
+		}
+	}
+	if len(counts) < 2 {
+		return usagef("one label only (%s) in the training examples: a classifier needs at least two", counts[0].Label)
+	}
+	if o.SaveText != "" {
+		if err := saveFastTextFile(o.SaveText, c); err != nil {
+			return err
+		}
+	}
+	var valid []labelled
+	if v := o.Valid.Value(); len(v) > 0 {
+		if len(groups) == 2 {
+			return usagef("--valid needs --label-field or --label-from: --positive/--negative files carry their labels by name")
+		}
+		files, err := input.Expand(v)
 		if err != nil {
 			return usageError{err}
 		}
-		err = readLabelled(ctx, files, srcs[names[i]], func(ex labelled) error {
-			if err := checkLabels(ex); err != nil {
-				return err
-			}
-			if o.Split < 1 && !inSplit(ex.text, o.Split) {
-				held = append(held, ex)
-			} else {
-				train = append(train, ex)
-			}
+		err = readLabelled(ctx, files, srcs[names[0]], func(ex labelled) error {
+			valid = append(valid, ex)
 			return nil
 		})
 		if errors.Is(err, errNoLabelField) {
@@ -242,39 +330,17 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 			return err
 		}
 	}
-	if len(train) == 0 {
-		return usagef("no training examples in %s", strings.Join(args, " "))
-	}
-	dropped := 0
-	if o.Balance {
-		train, dropped = balance(train)
-	}
-	counts := labelCounts(train)
-	if o.Split < 1 {
-		seen := map[string]bool{}
-		for _, c := range counts {
-			seen[c.Label] = true
-		}
-		for _, ex := range held {
-			for _, l := range ex.labels {
-				if !seen[l] {
-					return usagef("label %q has no training example left after --split %g (it is only in %s): an empty class", l, o.Split, ex.where)
-				}
+	var validEpochs []testSummary
+	var onEpoch func(int, *fasttext.Model)
+	if len(valid) > 0 {
+		onEpoch = func(n int, m *fasttext.Model) {
+			meter := fasttext.NewMeter(m.NumLabels())
+			evaluate(m, valid, 1, 0, meter)
+			sum := testSummary{Epoch: n, Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
+			validEpochs = append(validEpochs, sum)
+			if !o.Quiet && !o.JSON {
+				fmt.Fprintf(s.Err, "epoch %d/%d: valid P@1 %.4f, R@1 %.4f (%d examples)\n", n, o.Args.Epoch, sum.Precision, sum.Recall, sum.Examples)
 			}
-		}
-	}
-	if len(counts) < 2 {
-		return usagef("one label only (%s) in the training examples: a classifier needs at least two", counts[0].Label)
-	}
-	c := fasttext.NewCorpus()
-	for _, ex := range train {
-		if err := c.Add(ex.labels, ex.text); err != nil {
-			return fmt.Errorf("%s: %w", ex.where, err)
-		}
-	}
-	if o.SaveText != "" {
-		if err := saveFastTextFile(o.SaveText, c); err != nil {
-			return err
 		}
 	}
 	var progress func(fasttext.Progress)
@@ -283,7 +349,7 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 			fmt.Fprintf(s.Err, "\rProgress: %5.1f%% words/sec/thread: %8.0f lr: %9.6f avg.loss: %9.6f", 100*p.Fraction, p.WordsPerSec, p.LR, p.Loss)
 		}
 	}
-	m, err := fasttext.Train(ctx, c, o.Args, progress)
+	m, err := fasttext.TrainEpochs(ctx, c, o.Args, progress, onEpoch)
 	if progress != nil {
 		fmt.Fprintln(s.Err)
 	}
@@ -297,9 +363,9 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		return err
 	}
 	st := m.Stats()
-	a := o.Args
+	a := m.Args() // as trained: no buckets without n-grams
 	rep := trainReport{
-		Model: o.Output, Examples: len(train), HeldOut: len(held), Dropped: dropped, Labels: counts,
+		Model: o.Output, Examples: examples, HeldOut: len(held), Dropped: dropped, Labels: counts,
 		Tokens: st.Tokens, Words: st.Words, Seconds: st.Elapsed.Seconds(), WordsPerSec: st.WordsPerSec, Loss: st.Loss,
 		Args: trainArgsJSON{Dim: a.Dim, Epoch: a.Epoch, WordNgrams: a.WordNgrams, MinN: a.MinN, MaxN: a.MaxN, Bucket: a.Bucket,
 			MinCount: a.MinCount, MinCountLabel: a.MinCountLabel, Neg: a.Neg, Thread: a.Thread, Seed: a.Seed, LRUpdateRate: a.LRUpdateRate,
@@ -308,7 +374,7 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 	if fi, err := os.Stat(o.Output); err == nil {
 		rep.Bytes = fi.Size()
 	}
-	if len(held) > 0 || len(o.Valid.Value()) > 0 {
+	if len(held) > 0 || len(valid) > 0 {
 		model, err := fasttext.LoadFile(o.Output)
 		if err != nil {
 			return err
@@ -316,18 +382,13 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		if len(held) > 0 {
 			meter := fasttext.NewMeter(model.NumLabels())
 			evaluate(model, held, 1, 0, meter)
-			rep.HeldOutTest = &testSummary{Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
+			rep.HeldOutTest = &testSummary{Epoch: o.Args.Epoch, Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
 		}
-		if v := o.Valid.Value(); len(v) > 0 {
-			src := srcs[names[0]]
-			if len(groups) == 2 {
-				return usagef("--valid needs --label-field or --label-from: --positive/--negative files carry their labels by name")
-			}
-			meter, err := testFiles(ctx, model, v, src, 1, 0)
-			if err != nil {
-				return err
-			}
-			rep.ValidTest = &testSummary{Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
+		if len(valid) > 0 {
+			meter := fasttext.NewMeter(model.NumLabels())
+			evaluate(model, valid, 1, 0, meter)
+			rep.ValidTest = &testSummary{Epoch: o.Args.Epoch, Examples: meter.Examples, Precision: meter.Precision(), Recall: meter.Recall()}
+			rep.ValidEpochs = append(validEpochs, *rep.ValidTest)
 		}
 	}
 	if o.JSON {
@@ -372,57 +433,43 @@ func inSplit(text []byte, share float64) bool {
 	return float64(xxhash.Sum64(text)>>11)/(1<<53) < share
 }
 
-// balance keeps, of every label, as many examples as the rarest label
-// has: those whose text hashes lowest. An example is counted under its
-// first label.
-func balance(exs []labelled) ([]labelled, int) {
-	by := map[string][]int{}
-	for i, ex := range exs {
-		by[ex.labels[0]] = append(by[ex.labels[0]], i)
+// balanced returns the filter that keeps, of every label, as many
+// examples as the rarest label has: those whose text hashes lowest (ties
+// in input order). An example counts under its first label; hashes are
+// the training examples' text hashes by label.
+func balanced(hashes map[string][]uint64) func(labelled) bool {
+	least := -1
+	for _, h := range hashes {
+		if least < 0 || len(h) < least {
+			least = len(h)
+		}
 	}
-	least := len(exs)
-	for _, idx := range by {
-		least = min(least, len(idx))
+	type cut struct {
+		below uint64 // keep hashes below this
+		ties  int    // and this many equal to it
 	}
-	keep := make([]bool, len(exs))
-	for _, idx := range by {
-		sort.Slice(idx, func(a, b int) bool {
-			ha, hb := xxhash.Sum64(exs[idx[a]].text), xxhash.Sum64(exs[idx[b]].text)
-			if ha != hb {
-				return ha < hb
+	cuts := map[string]*cut{}
+	for l, h := range hashes {
+		slices.Sort(h)
+		k := &cut{below: h[least-1]}
+		for _, v := range h[:least] {
+			if v == k.below {
+				k.ties++
 			}
-			return idx[a] < idx[b]
-		})
-		for _, i := range idx[:least] {
-			keep[i] = true
 		}
+		cuts[l] = k
 	}
-	out := exs[:0:0]
-	for i, ex := range exs {
-		if keep[i] {
-			out = append(out, ex)
+	return func(ex labelled) bool {
+		k := cuts[ex.labels[0]]
+		switch h := xxhash.Sum64(ex.text); {
+		case h < k.below:
+			return true
+		case h == k.below && k.ties > 0:
+			k.ties--
+			return true
 		}
+		return false
 	}
-	return out, len(exs) - len(out)
-}
-
-func labelCounts(exs []labelled) []labelCount {
-	n := map[string]int64{}
-	var order []string
-	for _, ex := range exs {
-		for _, l := range ex.labels {
-			if n[l] == 0 {
-				order = append(order, l)
-			}
-			n[l]++
-		}
-	}
-	out := make([]labelCount, len(order))
-	for i, l := range order {
-		out[i] = labelCount{Label: l, Examples: n[l]}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Examples > out[j].Examples })
-	return out
 }
 
 func saveFastTextFile(path string, c *fasttext.Corpus) error {

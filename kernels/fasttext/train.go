@@ -136,6 +136,17 @@ var ErrNoLabels = errors.New("no labels")
 // (Hogwild), as fastText's threads do. progress, when not nil, is called
 // from time to time from the first thread.
 func Train(ctx context.Context, c *Corpus, a TrainArgs, progress func(Progress)) (*Trained, error) {
+	return TrainEpochs(ctx, c, a, progress, nil)
+}
+
+// TrainEpochs is Train that also calls epoch, from the first thread, each
+// time the tokens read reach the end of an epoch but the last, with the
+// model as it stands (its weights are the live ones: other threads go on
+// updating them while epoch runs, and it must not keep the model). The
+// calls take nothing from the random draws, so with one thread the model
+// is the same with or without them. With more threads, the others may
+// finish epochs while epoch runs: those are not reported.
+func TrainEpochs(ctx context.Context, c *Corpus, a TrainArgs, progress func(Progress), epoch func(n int, m *Model)) (*Trained, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
@@ -157,6 +168,7 @@ func Train(ctx context.Context, c *Corpus, a TrainArgs, progress func(Progress))
 	}
 	t.initInput()
 	t.initLoss()
+	t.onEpoch = epoch
 	if err := t.run(ctx, progress); err != nil {
 		return nil, err
 	}
@@ -183,6 +195,7 @@ type trainer struct {
 	nanErr     atomic.Bool
 	loss       atomic.Uint64 // float64 bits: thread 0's mean loss
 	stats      TrainStats
+	onEpoch    func(int, *Model)
 }
 
 const logTableSize = 512
@@ -353,12 +366,12 @@ func (t *trainer) thread(id, first int, total int64, start time.Time, stop *atom
 		rng:    newMinstd(int32(id + t.a.Seed)),
 	}
 	var words, labels, hashes []int32
-	lines := t.c.lines
-	nlines := len(lines) - 1
+	nlines := t.c.Examples()
 	li := first
 	var local int64
 	lrBase := t.a.LR
 	lastReport := time.Now()
+	epochsSeen := 0
 	for n := 0; t.tokenCount.Load() < total; n++ {
 		if n&1023 == 0 && (stop.Load() || t.nanErr.Load()) {
 			break
@@ -366,7 +379,7 @@ func (t *trainer) thread(id, first int, total int64, start time.Time, stop *atom
 		tc := t.tokenCount.Load()
 		progressF := float32(tc) / float32(total)
 		lr := float32(lrBase * (1.0 - float64(progressF)))
-		toks := t.c.stream[lines[li]:lines[li+1]]
+		toks := t.c.line(li)
 		li++
 		if li == nlines {
 			li = 0
@@ -386,6 +399,12 @@ func (t *trainer) thread(id, first int, total int64, start time.Time, stop *atom
 		if local > int64(t.a.LRUpdateRate) {
 			tc = t.tokenCount.Add(local)
 			local = 0
+			if id == 0 && t.onEpoch != nil {
+				for done := int(tc / d.ntokens); epochsSeen < done && epochsSeen+1 < t.a.Epoch; {
+					epochsSeen++
+					t.onEpoch(epochsSeen, t.liveModel())
+				}
+			}
 			if id == 0 {
 				t.loss.Store(math.Float64bits(s.loss()))
 				if progress != nil && time.Since(lastReport) > 200*time.Millisecond {
@@ -584,3 +603,37 @@ func (t *trainer) oneVsAll(s *state, labels []int32, lr float32) (float32, bool)
 // default of 12 is kept for the arguments, but a caller may prefer the
 // cores there are.
 func DefaultThreads() int { return runtime.GOMAXPROCS(0) }
+
+// liveModel returns a Model that predicts with the weights being trained.
+func (t *trainer) liveModel() *Model {
+	td := t.d
+	d := dictionary{nwords: td.nwords, nlabels: td.nlabels, pruneSize: -1, maxPruned: -1, offsets: []int32{0}}
+	for i, w := range td.words {
+		d.words = append(d.words, w...)
+		d.offsets = append(d.offsets, int32(len(d.words)))
+		if int32(i) >= td.nwords {
+			d.labels = append(d.labels, w)
+			d.labelCounts = append(d.labelCounts, td.counts[i])
+		}
+	}
+	d.table = make([]int32, int(math.Ceil(float64(len(td.words))/0.7)))
+	for i := range d.table {
+		d.table[i] = -1
+	}
+	for i := range int32(len(td.words)) {
+		w := d.entry(i)
+		d.table[d.find(w, hash(w))] = i
+	}
+	a := t.a
+	m := &Model{
+		args:   Args{Dim: a.Dim, WordNgrams: a.WordNgrams, Loss: a.Loss, Model: modelSupervised, Bucket: a.Bucket, MinN: a.MinN, MaxN: a.MaxN, Version: fileVersion},
+		dict:   d,
+		input:  matrix{rows: int64(td.nwords) + int64(a.Bucket), cols: int64(a.Dim), dense: t.input},
+		output: matrix{rows: int64(td.nlabels), cols: int64(a.Dim), dense: t.out},
+	}
+	m.initSigmoid()
+	if a.Loss == LossHS {
+		m.buildTree()
+	}
+	return m
+}

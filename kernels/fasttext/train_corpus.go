@@ -18,17 +18,32 @@ type Corpus struct {
 	tokens []string         // distinct tokens, in order of first occurrence
 	index  map[string]int32 // token -> index into tokens
 	counts []int64          // occurrences of each token
-	stream []int32          // every token of every line, </s> included
-	lines  []int64          // line i is stream[lines[i]:lines[i+1]]
-	bytes  int64            // bytes of the equivalent fastText file
-	eos    int32
+	// The tokens of every line, </s> included, in chunks that a line
+	// never spans, so that the corpus grows without copying itself.
+	chunks  [][]int32
+	lines   []lineRef
+	pending []int32 // the tokens of the line being added
+	ntokens int64
+	bytes   int64 // bytes of the equivalent fastText file
+	eos     int32
+}
+
+// lineRef locates a line: chunks[chunk][off:off+n].
+type lineRef struct{ chunk, off, n int32 }
+
+// chunkTokens is the size of a chunk of the token stream (16 MiB).
+const chunkTokens = 1 << 22
+
+func (c *Corpus) line(i int) []int32 {
+	r := c.lines[i]
+	return c.chunks[r.chunk][r.off : r.off+r.n]
 }
 
 // NewCorpus returns an empty corpus.
 func NewCorpus() *Corpus {
 	// </s> takes its place among the tokens where the first line ends,
 	// as in fastText's dictionary.
-	return &Corpus{index: map[string]int32{}, lines: []int64{0}, eos: -1}
+	return &Corpus{index: map[string]int32{}, eos: -1}
 }
 
 func (c *Corpus) intern(tok []byte) int32 {
@@ -49,7 +64,25 @@ func (c *Corpus) intern(tok []byte) int32 {
 func (c *Corpus) push(tok []byte) {
 	id := c.intern(tok)
 	c.counts[id]++
-	c.stream = append(c.stream, id)
+	c.pending = append(c.pending, id)
+}
+
+// flushLine stores the pending tokens as a line.
+func (c *Corpus) flushLine() {
+	n := len(c.pending)
+	if n > math.MaxInt32 {
+		panic("fasttext: a line of more than 2^31 tokens")
+	}
+	last := len(c.chunks) - 1
+	if last < 0 || cap(c.chunks[last])-len(c.chunks[last]) < n {
+		c.chunks = append(c.chunks, make([]int32, 0, max(chunkTokens, n)))
+		last++
+	}
+	off := len(c.chunks[last])
+	c.chunks[last] = append(c.chunks[last], c.pending...)
+	c.lines = append(c.lines, lineRef{chunk: int32(last), off: int32(off), n: int32(n)})
+	c.ntokens += int64(n)
+	c.pending = c.pending[:0]
 }
 
 func (c *Corpus) endLine() {
@@ -57,8 +90,8 @@ func (c *Corpus) endLine() {
 		c.eos = c.intern([]byte(eos))
 	}
 	c.counts[c.eos]++
-	c.stream = append(c.stream, c.eos)
-	c.lines = append(c.lines, int64(len(c.stream)))
+	c.pending = append(c.pending, c.eos)
+	c.flushLine()
 }
 
 // ErrBadLabel is the cause of an error for a label fastText could not
@@ -153,18 +186,18 @@ func (c *Corpus) ReadFastText(r io.Reader) (int, error) {
 	}
 	if inLine {
 		// fastText reads a last line without a newline with no </s>.
-		c.lines = append(c.lines, int64(len(c.stream)))
+		c.flushLine()
 		n++
 	}
 	return n, nil
 }
 
 // Examples returns the number of lines.
-func (c *Corpus) Examples() int { return len(c.lines) - 1 }
+func (c *Corpus) Examples() int { return len(c.lines) }
 
 // Tokens returns the number of tokens, </s> and labels included: the
 // count fastText reports as words read.
-func (c *Corpus) Tokens() int64 { return int64(len(c.stream)) }
+func (c *Corpus) Tokens() int64 { return c.ntokens }
 
 // Bytes returns the size of the equivalent fastText training file.
 func (c *Corpus) Bytes() int64 { return c.bytes }
@@ -185,8 +218,8 @@ func (c *Corpus) LabelCounts() (labels []string, counts []int64) {
 // `fasttext supervised -input` reads to train the same model.
 func (c *Corpus) WriteFastText(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	for i := 0; i+1 < len(c.lines); i++ {
-		line := c.stream[c.lines[i]:c.lines[i+1]]
+	for i := range c.lines {
+		line := c.line(i)
 		for j, id := range line {
 			if id == c.eos && j == len(line)-1 {
 				break
@@ -236,7 +269,7 @@ func buildDict(c *Corpus, a *TrainArgs) *trainDict {
 		entryOf: make([]int32, len(c.tokens)),
 		hashOf:  make([]uint32, len(c.tokens)),
 		isLabel: make([]bool, len(c.tokens)),
-		ntokens: int64(len(c.stream)),
+		ntokens: c.ntokens,
 		bucket:  a.Bucket, minn: a.MinN, maxn: a.MaxN,
 	}
 	for i, t := range c.tokens {

@@ -130,3 +130,7 @@ func (m *Trained) Model() (*Model, error) {
 	}
 	return LoadBytes(b.Bytes())
 }
+
+// Args returns the arguments the model was trained with, as checked:
+// Bucket is 0 when there are neither word nor character n-grams.
+func (m *Trained) Args() TrainArgs { return m.args }
