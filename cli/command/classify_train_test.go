@@ -136,13 +136,20 @@ func TestClassifyTrainLabels(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "lang.bin")
 	js, _ := runMain(t, "classify", "train", trainData+"udhr.jsonl.gz", "--label-field", "lang", "-o", model,
-		"--minn", "2", "--maxn", "4", "--bucket", "20000", "--dim", "16", "--epoch", "25", "--lr", "0.5", "--thread", "2", "--balance", "--json")
+		"--minn", "2", "--maxn", "4", "--bucket", "20000", "--dim", "16", "--epoch", "25", "--lr", "0.5", "--thread", "2", "--balance", "--json", "--valid", trainData+"udhr.jsonl.gz")
 	var rep trainReport
 	if err := json.Unmarshal([]byte(js), &rep); err != nil {
 		t.Fatalf("%v: %s", err, js)
 	}
 	if len(rep.Labels) != 21 || rep.Dropped == 0 || rep.Examples+rep.Dropped != 1542 {
 		t.Fatalf("report %+v", rep)
+	}
+	// With two threads, the other thread may finish epochs while the first
+	// reports one: those are not reported.
+	n := len(rep.ValidEpochs)
+	if n < 2 || rep.ValidTest == nil || rep.ValidTest.Examples != 1542 || rep.ValidEpochs[n-1] != *rep.ValidTest ||
+		rep.ValidEpochs[0].Epoch != 1 || rep.ValidEpochs[0].Precision >= rep.ValidTest.Precision {
+		t.Errorf("valid: %+v after each epoch, %+v at the end", rep.ValidEpochs, rep.ValidTest)
 	}
 	for _, l := range rep.Labels {
 		if l.Examples != rep.Labels[0].Examples {

@@ -480,3 +480,32 @@ func TestCancel(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestTrainEpochs reports the model after each epoch but the last, and
+// the reports do not change the model.
+func TestTrainEpochs(t *testing.T) {
+	train, held := readSet(t, "udhr.jsonl.gz", "lang")
+	c := corpusOf(t, train)
+	a := argsOf(t, nil, 1, 1)
+	a.Epoch = 4
+	var p1 []float64
+	m, err := fasttext.TrainEpochs(context.Background(), c, a, nil, func(n int, m *fasttext.Model) {
+		if n != len(p1)+1 {
+			t.Errorf("epoch %d after %d", n, len(p1))
+		}
+		p1 = append(p1, precisionAt1(m, held))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	m.WriteTo(&b)
+	if len(p1) != 3 || !bytes.Equal(b.Bytes(), trainBytes(t, c, a)) {
+		t.Fatalf("%d epochs reported (%v); same model: %v", len(p1), p1, bytes.Equal(b.Bytes(), trainBytes(t, c, a)))
+	}
+	model, _ := m.Model()
+	if last := precisionAt1(model, held); p1[0] >= last {
+		t.Errorf("P@1 after the first epoch %.3f, at the end %.3f", p1[0], last)
+	}
+	t.Logf("P@1 by epoch: %v", p1)
+}
