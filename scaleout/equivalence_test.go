@@ -259,37 +259,72 @@ func TestShardsWithoutRowsGiveTheRowsOfOneProcess(t *testing.T) {
 	})
 }
 
-// A launched pipeline counts tokens as one process does: the merged
-// manifest's token report, built from the shards' histograms, equals the
-// report of one process, group by group.
-func TestTasksCountTokensAsOneProcess(t *testing.T) {
-	text := onePipeline("normalize: {}", "dedup_lines: {keep: first}", "tokens: {group_by: [n]}")
+// A launched pipeline reports what one process does: the token counts,
+// built from the shards' histograms, and the contamination found, built
+// from the shards' hits, equal the reports of one process.
+func TestTasksReportAsOneProcess(t *testing.T) {
 	inputs := jsonlCorpus(t)
+	evals := evalSet(t, inputs, 5)
+	text := onePipeline("normalize: {}", "dedup_lines: {keep: first}",
+		fmt.Sprintf("decontaminate: {eval: [%s], ngram: 8, min_overlap: 1}", evals), "tokens: {group_by: [n]}")
 	dir := t.TempDir()
 	cfg := baseConfig(inputs)
 	single := filepath.Join(dir, "single")
 	runSingle(t, text, cfg, single)
 	want := datasettest.Read(t, single)
-	wantReport := tokenReport(t, want.Manifest)
-	if groups, _ := wantReport["groups"].([]any); len(groups) < 10 {
-		t.Fatalf("one process: %d token groups, want many: %v", len(groups), wantReport)
+	wantTokens, wantContam := stageReport(t, want.Manifest, "tokens"), stageReport(t, want.Manifest, "decontaminate")
+	if groups, _ := wantTokens["groups"].([]any); len(groups) < 10 {
+		t.Fatalf("one process: %d token groups, want many: %v", len(groups), wantTokens)
+	}
+	if sets := wantContam["eval_sets"].([]any); sets[0].(map[string]any)["contaminated"].(float64) < 3 {
+		t.Fatalf("one process: too little contamination found: %v", wantContam)
 	}
 	for _, tasks := range []int{2, 3} {
 		out := filepath.Join(dir, fmt.Sprintf("tasks-%d", tasks))
 		runScaled(t, text, cfg, out, tasks)
 		got := datasettest.Read(t, out)
 		datasettest.Compare(t, fmt.Sprintf("%d tasks", tasks), got, want)
-		if gotReport := tokenReport(t, got.Manifest); !reflect.DeepEqual(gotReport, wantReport) {
-			t.Errorf("%d tasks: token report\n%v\none process\n%v", tasks, gotReport, wantReport)
+		for name, wantReport := range map[string]map[string]any{"tokens": wantTokens, "decontaminate": wantContam} {
+			if gotReport := stageReport(t, got.Manifest, name); !reflect.DeepEqual(gotReport, wantReport) {
+				t.Errorf("%d tasks: %s report\n%v\none process\n%v", tasks, name, gotReport, wantReport)
+			}
 		}
 	}
 }
 
-// tokenReport returns the report of the tokens stage in m, as JSON reads it.
-func tokenReport(t *testing.T, m *dataset.Manifest) map[string]any {
+// evalSet writes an evaluation set of the first sentence of n texts of
+// the first input, some of which are copied across the corpus, and
+// returns its path.
+func evalSet(t *testing.T, inputs []input.File, n int) string {
+	t.Helper()
+	data, err := os.ReadFile(inputs[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i, line := range strings.Split(string(data), "\n") {
+		var row struct{ Text string }
+		if json.Unmarshal([]byte(line), &row) != nil || len(strings.Fields(row.Text)) < 30 || i%3 != 0 {
+			continue
+		}
+		first := strings.SplitN(row.Text, ".", 2)[0]
+		fmt.Fprintf(&b, "{\"id\":\"q%d\",\"question\":%q}\n", i, first)
+		if n--; n == 0 {
+			break
+		}
+	}
+	path := filepath.Join(t.TempDir(), "quiz.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// stageReport returns the report of the stage name in m, as JSON reads it.
+func stageReport(t *testing.T, m *dataset.Manifest, name string) map[string]any {
 	t.Helper()
 	for _, st := range m.Stages {
-		if st.Name == "tokens" {
+		if st.Name == name {
 			b, err := json.Marshal(st.Report)
 			if err != nil {
 				t.Fatal(err)
@@ -301,6 +336,6 @@ func tokenReport(t *testing.T, m *dataset.Manifest) map[string]any {
 			return r
 		}
 	}
-	t.Fatalf("no tokens stage in the manifest: %+v", m.Stages)
+	t.Fatalf("no %s stage in the manifest: %+v", name, m.Stages)
 	return nil
 }
