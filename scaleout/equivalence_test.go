@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice-data/sluice/demo/crawl"
 	"github.com/sluice-data/sluice/internal/datasettest"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
@@ -205,6 +206,73 @@ func TestOneParquetFileIsSlicedAndGivesTheRowsOfOneProcess(t *testing.T) {
 	if next != 15 {
 		t.Errorf("slices end at row group %d, the file has 15", next)
 	}
+}
+
+// One large JSONL file is cut at line boundaries into as many shards as
+// tasks, and gives the rows of one process, with the same line numbers in
+// the quarantine and in the ids of duplicates; the merged manifest lists
+// the file once with its bytes and hash.
+func TestOneJSONLFileIsCutAtLinesAndGivesTheRowsOfOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	parts, _ := filepath.Glob(filepath.Join(corpus(t, dir, 4, 60), "*.jsonl"))
+	var all []byte
+	for _, p := range parts {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+		all = append(all, '\n') // a blank line between the parts
+	}
+	big := filepath.Join(dir, "big.jsonl")
+	if err := os.WriteFile(big, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs := scan(t, big)
+	checkEquivalent(t, allPipeline, inputs, []int{2, 4}, func(t *testing.T, want datasettest.Dataset) {
+		if len(want.Quarantine) != 1 || !strings.Contains(want.Quarantine[0], `"line":`) {
+			t.Fatalf("corpus too tame: quarantine %q", want.Quarantine)
+		}
+	})
+	p, err := NewPlan(t.Context(), "pipeline.yaml", allPipeline, baseConfig(inputs), filepath.Join(dir, "plan"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Inputs) != 4 || len(p.Shards) != 4 || p.ShardNote(4) != "" {
+		t.Fatalf("4 tasks over one JSONL file: %d inputs, %d shards (%s)", len(p.Inputs), len(p.Shards), p.ShardNote(4))
+	}
+	var next int64
+	for _, f := range p.Inputs {
+		if f.Path != big || f.Span.Lo != next || f.Span.Hi <= f.Span.Lo || (next > 0 && all[next-1] != '\n') {
+			t.Fatalf("slices %+v do not cover the file in order at line starts", p.Inputs)
+		}
+		next = f.Span.Hi
+	}
+	if next != int64(len(all)) {
+		t.Errorf("slices end at byte %d, the file has %d", next, len(all))
+	}
+}
+
+// WARC files run under launch, a file or more a task: the pages
+// extracted, deduplicated across files and normalized are those of one
+// process.
+func TestWARCFilesGiveTheRowsOfOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := 0; i < 3; i++ {
+		path := filepath.Join(dir, fmt.Sprintf("crawl-%d.warc.gz", i))
+		if err := os.WriteFile(path, crawl.WARC(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	inputs := scan(t, paths...)
+	text := onePipeline("extract: {mode: main}", "dedup_exact: {}", "normalize: {}")
+	checkEquivalent(t, text, inputs, []int{2, 3}, func(t *testing.T, want datasettest.Dataset) {
+		if len(want.Kept) < 5 || reasons(want.Removed)["exact_dup"] < 2*len(want.Kept) {
+			t.Fatalf("corpus too tame: %d kept, removed by reason %v", len(want.Kept), reasons(want.Removed))
+		}
+	})
 }
 
 // With a schema file (--schema), nothing is inferred at launch: every

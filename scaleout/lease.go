@@ -62,7 +62,8 @@ const leaseTime = time.RFC3339Nano
 // lease is a lease this process holds.
 type lease struct {
 	path   string
-	marker Marker
+	token  string // the holder's own, as the file holds it
+	marker Marker // renewed by the heartbeat; read once it stopped
 	timing LeaseTiming
 	stop   chan struct{}
 	done   chan struct{}
@@ -180,7 +181,7 @@ func (p *Plan) tryLease(ph Phase, i int, m Marker, timing LeaseTiming) (l *lease
 		}
 		err = createExclusive(path, append(b, '\n'))
 		if err == nil {
-			return &lease{path: path, marker: m, timing: timing}, taken, nil
+			return &lease{path: path, token: m.Token, marker: m, timing: timing}, taken, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, nil, err
@@ -291,7 +292,7 @@ func (l *lease) held() (Marker, bool) {
 	if err != nil {
 		return Marker{}, false
 	}
-	return cur, cur.Token == l.marker.Token
+	return cur, cur.Token == l.token
 }
 
 // stopKeeping stops the heartbeat.

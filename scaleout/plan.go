@@ -33,6 +33,9 @@ type Plan struct {
 	PipelineName string       `json:"pipeline_name"`
 	Settings     Settings     `json:"settings"`
 	Inputs       []input.File `json:"inputs"`
+	// SplitHashes are the xxhash64 of the files cut into slices at line
+	// boundaries, by label: each slice's reader hashes only its bytes.
+	SplitHashes map[string]string `json:"split_hashes,omitempty"`
 	// Shards are the shards' input ranges: shard i reads
 	// Inputs[Shards[i][0]:Shards[i][1]].
 	Shards [][2]int `json:"shards"`
@@ -129,20 +132,20 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 		return nil, err
 	}
 	for _, f := range cfg.Inputs {
-		if f.Format != input.JSONL && f.Format != input.Parquet {
-			return nil, fmt.Errorf("%s: launch splits JSONL and Parquet inputs; convert %s inputs first", f.Label(), f.Format)
+		if f.IsStream() {
+			return nil, fmt.Errorf("%s: launch reads its inputs from several tasks; give files, not a stream", f.Label())
 		}
 	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := sliceLargeFiles(cfg.Inputs, tasks)
+	inputs, hashes, err := sliceLargeFiles(cfg.Inputs, tasks)
 	if err != nil {
 		return nil, err
 	}
 	p := &Plan{Dir: dir, Out: filepath.Clean(out), Pipeline: string(pipelineText), PipelineName: pipelineName,
-		Settings: SettingsOf(cfg), Inputs: inputs, Shards: Split(inputs, tasks)}
+		Settings: SettingsOf(cfg), Inputs: inputs, SplitHashes: hashes, Shards: Split(inputs, tasks)}
 	if cfg.Schema == nil && len(cfg.Inputs) > 0 && cfg.Inputs[0].Format == input.JSONL {
 		if err := p.Settings.inferSchema(ctx, cfg); err != nil {
 			return nil, err

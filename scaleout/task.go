@@ -117,9 +117,15 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 	l.keep(func(other Marker) {
 		cancel(fmt.Errorf("phase %s task %d lost its lease to %s", ph.Name, index, leaseNote(other)))
 	})
-	os.Remove(plan.markerPath(ph, index, failed))
 	t := &task{ctx: ctx, plan: plan, phase: ph, index: index, file: file, mem: memory.NewGoAllocator(), version: o.Version, lease: l}
-	err = t.clean()
+	// Checked again before anything is removed: a copy stopped since it
+	// took the lease (and taken over meanwhile) must not remove the files
+	// of the copy that took over.
+	err = t.holdsLease()
+	if err == nil {
+		os.Remove(plan.markerPath(ph, index, failed))
+		err = t.clean()
+	}
 	if err == nil {
 		err = t.run()
 	}

@@ -139,33 +139,44 @@ func (p *Plan) ShardNote(tasks int) string {
 		return ""
 	}
 	files := map[string]bool{}
-	jsonl, parquet := 0, 0
+	var plain, compressed, parquet, warc int
 	for _, f := range p.Inputs {
 		if files[f.Path] {
 			continue
 		}
 		files[f.Path] = true
-		if f.Format == input.Parquet {
+		switch {
+		case f.Format == input.Parquet:
 			parquet++
-		} else {
-			jsonl++
+		case f.Format == input.WARC:
+			warc++
+		case f.Compression != input.None:
+			compressed++
+		default:
+			plain++
 		}
 	}
 	head := fmt.Sprintf("--tasks %d, but the plan has %d %s", tasks, shards, plural(shards, "shard"))
-	switch {
-	case len(files) == 0:
+	if len(files) == 0 {
 		return head + ": there are no input files"
-	case parquet == 0:
-		return fmt.Sprintf("%s: %d JSONL input %s %s at most %d (a JSONL file is never cut); "+
-			"split the input into %d or more files, or convert it to Parquet with row groups to cut between",
-			head, jsonl, plural(jsonl, "file"), plural2(jsonl, "gives", "give"), jsonl, tasks)
-	case jsonl == 0:
-		return fmt.Sprintf("%s: the %d Parquet input %s cut into %d %s at most (a file is cut only between row groups); "+
-			"write them in smaller row groups (sluice convert --batch-rows) or as more files",
-			head, parquet, plural(parquet, "file"), len(p.Inputs), plural(len(p.Inputs), "slice"))
 	}
-	return fmt.Sprintf("%s: %d input files, JSONL among them, are cut only between files; split the input into %d or more files",
-		head, len(files), tasks)
+	var why []string
+	if compressed > 0 {
+		why = append(why, fmt.Sprintf("%d compressed JSONL %s (gzip, zstd) %s not cut, one task a file; decompress %s or split %s into more files",
+			compressed, plural(compressed, "file"), plural2(compressed, "is", "are"), plural2(compressed, "it", "them"), plural2(compressed, "it", "them")))
+	}
+	if warc > 0 {
+		why = append(why, fmt.Sprintf("%d WARC %s %s read whole, one task a file", warc, plural(warc, "file"), plural2(warc, "is", "are")))
+	}
+	if parquet > 0 {
+		why = append(why, fmt.Sprintf("%d Parquet %s %s cut only between row groups; write smaller row groups (sluice convert --batch-rows) or more files",
+			parquet, plural(parquet, "file"), plural2(parquet, "is", "are")))
+	}
+	if plain > 0 {
+		why = append(why, fmt.Sprintf("%d JSONL %s %s cut at line boundaries into slices of about equal bytes, and %s too few lines or a few very long ones",
+			plain, plural(plain, "file"), plural2(plain, "is", "are"), plural2(plain, "has", "have")))
+	}
+	return head + ": " + strings.Join(why, "; ")
 }
 
 func plural(n int, word string) string {

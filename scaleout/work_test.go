@@ -1,6 +1,8 @@
 package scaleout
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -178,10 +180,20 @@ func TestVerifyMerged(t *testing.T) {
 func TestShardNote(t *testing.T) {
 	dir := t.TempDir()
 	in := corpus(t, dir, 2, 20)
-	cfg := baseConfig(scan(t, in))
-	p, _ := newPlan(t, exactPipeline, cfg, filepath.Join(dir, "a"), 5)
+	var gz []string
+	for _, f := range scan(t, in) {
+		b, _ := os.ReadFile(f.Path)
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		path := filepath.Join(dir, filepath.Base(f.Path)+".gz")
+		os.WriteFile(path, buf.Bytes(), 0o644)
+		gz = append(gz, path)
+	}
+	p, _ := newPlan(t, exactPipeline, baseConfig(scan(t, gz...)), filepath.Join(dir, "a"), 5)
 	note := p.ShardNote(5)
-	for _, want := range []string{"--tasks 5, but the plan has 2 shards", "2 JSONL input files give at most 2", "split the input into 5 or more files"} {
+	for _, want := range []string{"--tasks 5, but the plan has 2 shards", "2 compressed JSONL files (gzip, zstd) are not cut", "split them into more files"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("note %q lacks %q", note, want)
 		}
@@ -189,12 +201,16 @@ func TestShardNote(t *testing.T) {
 	if note := p.ShardNote(2); note != "" {
 		t.Errorf("as many shards as tasks: %q", note)
 	}
+	// Uncompressed, the same files are cut into as many shards as tasks.
+	if p, _ := newPlan(t, exactPipeline, baseConfig(scan(t, in)), filepath.Join(dir, "c"), 5); len(p.Shards) != 5 || p.ShardNote(5) != "" {
+		t.Errorf("2 JSONL files for 5 tasks: %d shards, note %q", len(p.Shards), p.ShardNote(5))
+	}
 	// One Parquet file of 2 row groups makes 2 slices at most.
 	pq := toParquet(t, in, dir, 1000)
 	files := scan(t, pq)
 	p, _ = newPlan(t, exactPipeline, baseConfig(files[:1]), filepath.Join(dir, "b"), 4)
 	if note := p.ShardNote(4); !strings.Contains(note, fmt.Sprintf("but the plan has %d", len(p.Shards))) ||
-		!strings.Contains(note, "the 1 Parquet input file cut into") || !strings.Contains(note, "smaller row groups") {
+		!strings.Contains(note, "1 Parquet file is cut only between row groups") || !strings.Contains(note, "smaller row groups") {
 		t.Errorf("Parquet: %d shards, note %q", len(p.Shards), note)
 	}
 }

@@ -175,7 +175,7 @@ func (t *task) merge() error {
 			return fmt.Errorf("merge: input %d is %s in the shard manifests, %s in the plan", i, in.Path, p.Inputs[i].Label())
 		}
 	}
-	merged.Inputs = foldSlices(merged.Inputs, p.Inputs)
+	merged.Inputs = foldSlices(merged.Inputs, p.Inputs, p.SplitHashes)
 	for i, spec := range t.file.Stages {
 		if i >= len(merged.Stages) {
 			break
@@ -222,21 +222,30 @@ func (t *task) merge() error {
 	return nil
 }
 
-// foldSlices makes one entry of the entries of a file's slices of row
-// groups (plan inputs with RowGroups set, consecutive): rows, quarantined
-// and blank lines add up; bytes and hash are the file's.
-func foldSlices(entries []dataset.InputFile, plan []input.File) []dataset.InputFile {
+// foldSlices makes one entry of the entries of a file's slices (plan
+// inputs with RowGroups or a Span set, consecutive): rows, quarantined and
+// blank lines add up; so do the bytes of JSONL slices, which each read
+// their own bytes, and the hash is the file's (the plan's, for a file cut
+// at lines).
+func foldSlices(entries []dataset.InputFile, plan []input.File, hashes map[string]string) []dataset.InputFile {
 	var out []dataset.InputFile
 	for i, e := range entries {
-		if n := len(out); n > 0 && plan[i].RowGroups != ([2]int{}) && plan[i].RowGroups[0] > 0 && out[n-1].Path == e.Path {
+		slice := plan[i].RowGroups[0] > 0 || plan[i].Span.Lo > 0
+		if n := len(out); n > 0 && slice && out[n-1].Path == e.Path {
 			last := &out[n-1]
 			last.Rows += e.Rows
 			last.Quarantined += e.Quarantined
 			last.BlankLines += e.BlankLines
+			if !plan[i].Span.IsZero() {
+				last.Bytes += e.Bytes
+			}
 			if e.Error != "" {
 				last.Error = strings.TrimPrefix(last.Error+"; "+e.Error, "; ")
 			}
 			continue
+		}
+		if h, ok := hashes[e.Path]; ok {
+			e.Hash = h
 		}
 		out = append(out, e)
 	}

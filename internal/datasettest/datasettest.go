@@ -151,7 +151,8 @@ func Compare(t testing.TB, what string, got, want Dataset) {
 		t.Fatalf("%s: %d inputs in the manifest, one process %d", what, len(gi), len(wi))
 	}
 	for i := range wi {
-		if gi[i].Path != wi[i].Path || gi[i].Rows != wi[i].Rows || gi[i].Quarantined != wi[i].Quarantined || gi[i].Bytes != wi[i].Bytes {
+		if gi[i].Path != wi[i].Path || gi[i].Rows != wi[i].Rows || gi[i].Quarantined != wi[i].Quarantined || gi[i].Bytes != wi[i].Bytes ||
+			gi[i].Hash != wi[i].Hash || gi[i].BlankLines != wi[i].BlankLines {
 			t.Errorf("%s: input %d is %+v, one process %+v", what, i, gi[i], wi[i])
 		}
 	}
