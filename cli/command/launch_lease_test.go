@@ -133,7 +133,11 @@ func TestASecondCopyOfATaskDoesNotRunIt(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the holder's lease", func() bool { m, ok := leaseOf(out, "write", 1); return ok && m.PID == c.Process.Pid })
+	// Stopped mid-write: its work folder holds a part being written.
+	waitFor(t, "the holder to write", func() bool {
+		m, ok := leaseOf(out, "write", 1)
+		return ok && m.PID == c.Process.Pid && len(strayFiles(filepath.Join(out, "_work", "write", "00001"))) > 0
+	})
 	c.Process.Signal(syscall.SIGSTOP)
 	d := taskCmd(t, bin, plan, "write", 1, logD, short...)
 	if err := d.Run(); err != nil {
