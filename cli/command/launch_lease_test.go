@@ -2,6 +2,7 @@ package command
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -262,6 +263,7 @@ func TestLaunchRemovesTheWorkAndRelaunchesWithoutAManifest(t *testing.T) {
 	bin := sluiceBinary(t)
 	dir := t.TempDir()
 	in := dupCorpus(t, dir, 3, 150)
+	gzipFiles(t, in) // a compressed file is not cut: 3 shards for 4 tasks
 	pipe := dedupPipeline(t, dir, in)
 	single := filepath.Join(dir, "single")
 	runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "50")
@@ -281,7 +283,7 @@ func TestLaunchRemovesTheWorkAndRelaunchesWithoutAManifest(t *testing.T) {
 
 	out := filepath.Join(dir, "out")
 	_, errs := runMain(t, args(out)...)
-	if !strings.Contains(errs, "warning: --tasks 4, but the plan has 3 shards: 3 JSONL input files give at most 3") {
+	if !strings.Contains(errs, "warning: --tasks 4, but the plan has 3 shards: 3 compressed JSONL files (gzip, zstd) are not cut") {
 		t.Errorf("no warning of the shards fewer than --tasks:\n%s", errs)
 	}
 	if got := work(out); !reflect.DeepEqual(got, []string{"markers"}) {
@@ -367,5 +369,27 @@ func TestStatusListsTheQueuedJobsOfTheLastSlurmLaunch(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "phase s0-exact-map task 1 interrupted on "+hostname(t)) ||
 		!strings.Contains(errs, "the process is gone (log /logs/t1.log)") || !strings.Contains(stdout, "1 interrupted  interrupted") {
 		t.Errorf("status of an interrupted task: exit %d\n%s%s", code, stdout, errs)
+	}
+}
+
+// gzipFiles replaces each file of dir by its gzip-compressed copy, name.gz.
+func gzipFiles(t *testing.T, dir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z)
+		w.Write(b)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f+".gz", z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(f)
 	}
 }
