@@ -28,7 +28,8 @@ import (
 // sh, shell, bash or console; or indented by four spaces) is one when its
 // first line starts with "$ " (a session: commands and what they print)
 // or its first word is a command (sluice, go, bash, cd, cat, head, duckdb,
-// source, ... or an environment assignment VAR=...). In a session, each
+// source, ... or an environment assignment VAR=...), comment lines before
+// it aside. In a session, each
 // "$ " line is a command (a line ending in \ continues it on the next) and
 // the lines up to the next "$ " are its output; in any other shell block
 // each line is a command, and lines starting with # are comments.
@@ -274,11 +275,12 @@ func dedent(lines []string) []string {
 	return out
 }
 
-// looksLikeShell tells whether a block's first line is a command.
+// looksLikeShell tells whether a block's first line, past comment lines
+// (# ...), is a command.
 func looksLikeShell(lines []string) bool {
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
-		if l == "" {
+		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
 		if strings.HasPrefix(l, "$ ") {
