@@ -108,7 +108,7 @@ func runRerun(c *cli.Context, o *RerunOptions, path string, s Streams) error {
 	if plan.Dir != "" && plan.Dir != cwd {
 		where = " (in " + plan.Dir + ")"
 	}
-	fmt.Fprintf(notes, "$ %s%s\n", shellLine(plan.Args), where)
+	fmt.Fprintf(notes, "rerun: %s%s\n", shellLine(plan.Args), where)
 	if err := runArgs(c, plan, Streams{In: s.In, Out: notes, Err: s.Err}, cwd); err != nil {
 		return err
 	}
