@@ -31,7 +31,7 @@ func TestInspectExitCodes(t *testing.T) {
 		want       int
 	}{
 		{"missing", missing, 2},
-		{"URL", "s3://bucket/data.parquet", 2},
+		{"URL", "https://example.com/data.parquet", 2},
 		{"empty directory", empty, 2},
 		{"not a data file", notes, 2},
 		{"broken Parquet", broken, 1},

@@ -215,7 +215,7 @@ const (
 )
 
 func openS3(ctx context.Context, bucket string) (*blob.Bucket, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(func() aws.Retryer {
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(logging.Nop{}), config.WithRetryer(func() aws.Retryer {
 		return retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = maxAttempts
 			o.MaxBackoff = maxBackoff
@@ -406,7 +406,8 @@ func CheckBucket(ctx context.Context, u string) error {
 }
 
 // NewReader reads length bytes of the object at u from offset off
-// (length < 0: to its end), streaming.
+// (length < 0: to its end), streaming. A connection that breaks in the
+// middle is opened again where it stopped, a few times, with backoff.
 func NewReader(ctx context.Context, u string, off, length int64) (io.ReadCloser, error) {
 	b, key, err := open(ctx, u)
 	if err != nil {
@@ -416,21 +417,53 @@ func NewReader(ctx context.Context, u string, off, length int64) (io.ReadCloser,
 	if err != nil {
 		return nil, wrap(u, err)
 	}
-	return &reader{r: r, url: u}, nil
+	end := int64(-1)
+	if length >= 0 {
+		end = off + length
+	}
+	return &reader{ctx: ctx, b: b, key: key, url: u, r: r, off: off, end: end}, nil
 }
 
-// reader names the URL in the errors of its reads.
+// reader names the URL in the errors of its reads and resumes a read
+// that broke.
 type reader struct {
-	r   *blob.Reader
-	url string
+	ctx      context.Context
+	b        *blob.Bucket
+	key, url string
+	r        *blob.Reader
+	off, end int64 // the next byte to read; where to stop, -1 at the end
+	resumed  int
 }
+
+// resumes is how often a broken read is opened again.
+const resumes = 5
 
 func (r *reader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = wrap(r.url, err)
+	for {
+		n, err := r.r.Read(p)
+		r.off += int64(n)
+		if err == nil || err == io.EOF {
+			return n, err
+		}
+		if r.resumed >= resumes || r.ctx.Err() != nil || KindOf(wrap(r.url, err)) != Other {
+			return n, wrap(r.url, err)
+		}
+		r.resumed++
+		r.r.Close()
+		time.Sleep(time.Duration(r.resumed*r.resumed) * 100 * time.Millisecond)
+		length := int64(-1)
+		if r.end >= 0 {
+			length = r.end - r.off
+		}
+		nr, err2 := r.b.NewRangeReader(r.ctx, r.key, r.off, length, nil)
+		if err2 != nil {
+			return n, wrap(r.url, err)
+		}
+		r.r = nr
+		if n > 0 {
+			return n, nil
+		}
 	}
-	return n, err
 }
 
 func (r *reader) Close() error { return r.r.Close() }

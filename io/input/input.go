@@ -5,6 +5,7 @@ package input
 
 import (
 	"bufio"
+	"context"
 	"bytes"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/layout"
 )
 
@@ -131,8 +133,10 @@ func Expand(args []string) ([]File, error) {
 // compressed or not), skipping hidden files and folders and sluice's side
 // outputs; of a sluice dataset only the data/ folder is read, and a
 // dataset without its manifest is refused unless opts.AllowIncomplete.
-// The same file named twice (by two paths, say) is read once. Object-store
-// URLs are refused.
+// The same file named twice (by two paths, say) is read once. An
+// object-store URL (s3://, gs://, az://) names an object, a glob of
+// objects, or a prefix read like a directory (see scanURL); URLs of other
+// schemes are refused.
 func Scan(args []string, opts ScanOptions) (Set, error) {
 	var set Set
 	seen := map[string]bool{}
@@ -148,6 +152,12 @@ func Scan(args []string, opts ScanOptions) (Set, error) {
 		}
 	}
 	for _, arg := range args {
+		if blob.IsURL(arg) {
+			if err := scanURL(arg, opts, add, &set); err != nil {
+				return set, err
+			}
+			continue
+		}
 		if err := CheckLocal(arg); err != nil {
 			return set, err
 		}
@@ -259,6 +269,9 @@ func hasScanSuffix(p string) bool {
 // for the part of it that exists, so that two names of one file (or of one
 // path still to be created) compare equal.
 func Canonical(p string) string {
+	if blob.IsURL(p) {
+		return blob.Clean(p)
+	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
@@ -275,13 +288,27 @@ func Canonical(p string) string {
 	}
 }
 
-// CheckLocal refuses the URL of an object store or a web server: sluice
-// reads and writes local paths (and standard input and output).
+// CheckLocal refuses a URL (of an object store, a web server ...) where
+// only a local path will do.
 func CheckLocal(path string) error {
-	if i := strings.Index(path, "://"); i > 0 && !strings.ContainsAny(path[:i], "/\\.") {
-		return fmt.Errorf("%s: %s:// URLs are not supported yet; copy the data to a local path (or a mounted file system) first", path, path[:i])
+	if blob.IsAnyURL(path) {
+		scheme, _, _ := strings.Cut(path, "://")
+		if blob.IsURL(path) {
+			return fmt.Errorf("%s: only a local path can be read here, not an %s:// URL; copy it to a local path first", path, scheme)
+		}
+		return fmt.Errorf("%s: %s:// URLs are not supported (sluice reads local paths and %s:// URLs); copy the data to a local path first", path, scheme, strings.Join(blob.Schemes, "://, "))
 	}
 	return nil
+}
+
+// CheckPath refuses a URL that is neither a local path nor an object
+// store's (s3://, gs://, az://).
+func CheckPath(path string) error {
+	if blob.IsURL(path) {
+		_, _, err := blob.Parse(path)
+		return err
+	}
+	return CheckLocal(path)
 }
 
 // headBytes is how much of a file Stat reads to tell its format.
@@ -295,6 +322,9 @@ const headBytes = 64 << 10
 // pipe or a FIFO is peeked at without consuming it: Open then reads it
 // from its first byte, once.
 func Stat(path string) (File, error) {
+	if blob.IsURL(path) {
+		return statURL(path)
+	}
 	if err := CheckLocal(path); err != nil {
 		return File{}, err
 	}
@@ -441,7 +471,7 @@ type pipe struct {
 // consumed so far counted and hashed.
 type Stream struct {
 	io.Reader
-	file    *os.File
+	file    io.Closer
 	counter *countingReader
 	dec     io.Closer
 }
@@ -450,29 +480,35 @@ type Stream struct {
 // Stat) can be opened once.
 func Open(f File) (*Stream, error) {
 	var raw io.Reader
-	var fh *os.File
-	if f.pipe != nil {
+	var fh io.Closer
+	if blob.IsURL(f.Path) {
+		rc, err := openURL(f)
+		if err != nil {
+			return nil, err
+		}
+		fh, raw = rc, rc
+	} else if f.pipe != nil {
 		if f.pipe.taken {
 			return nil, fmt.Errorf("%s: a stream can be read only once", f.Label())
 		}
 		f.pipe.taken = true
 		fh, raw = f.pipe.f, f.pipe.r
 	} else {
-		var err error
-		if fh, err = os.Open(f.Path); err != nil {
+		lf, err := os.Open(f.Path)
+		if err != nil {
 			return nil, err
 		}
-		raw = fh
+		fh, raw = lf, lf
 		if !f.Span.IsZero() {
 			if f.Compression != None || f.Span.Lo < 0 || f.Span.Hi < f.Span.Lo || f.Span.FirstLine < 1 {
 				fh.Close()
 				return nil, fmt.Errorf("%s: cannot read bytes %d to %d (line %d on) of a %s file", f.Label(), f.Span.Lo, f.Span.Hi, f.Span.FirstLine, f.Compression)
 			}
-			if _, err := fh.Seek(f.Span.Lo, io.SeekStart); err != nil {
+			if _, err := lf.Seek(f.Span.Lo, io.SeekStart); err != nil {
 				fh.Close()
 				return nil, err
 			}
-			raw = io.LimitReader(fh, f.Span.Hi-f.Span.Lo)
+			raw = io.LimitReader(lf, f.Span.Hi-f.Span.Lo)
 		}
 	}
 	cr := &countingReader{r: raw, h: xxhash.New()}
@@ -540,7 +576,13 @@ func (z zstdCloser) Close() error { z.d.Close(); return nil }
 
 // HashFile returns the xxhash64 of the whole file at path.
 func HashFile(path string) (uint64, error) {
-	f, err := os.Open(path)
+	var f io.ReadCloser
+	var err error
+	if blob.IsURL(path) {
+		f, err = blob.NewReader(context.Background(), path, 0, -1)
+	} else {
+		f, err = os.Open(path)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/sluice-data/sluice/io/blob"
 )
 
 // Reader reads a Parquet file as record batches.
@@ -28,13 +29,26 @@ type Reader struct {
 	sliced bool
 }
 
-// Open opens the Parquet file at path; batchRows sizes the batches.
+// Open opens the Parquet file at path; batchRows sizes the batches. An
+// object-store URL (s3://...) is read by range requests: the footer
+// first, then the column chunks read, those of a row group in parallel.
 func Open(mem memory.Allocator, path string, batchRows int) (*Reader, error) {
-	pf, err := file.OpenParquetFile(path, false)
+	var pf *file.Reader
+	var err error
+	remote := blob.IsURL(path)
+	if remote {
+		var ra *blob.ReaderAt
+		if ra, err = blob.OpenReaderAt(context.Background(), path); err != nil {
+			return nil, err
+		}
+		pf, err = file.NewParquetReader(ra)
+	} else {
+		pf, err = file.OpenParquetFile(path, false)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows)}, mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batchRows), Parallel: remote}, mem)
 	if err != nil {
 		pf.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
