@@ -140,11 +140,6 @@ func TestNewPlanRefusesWhatItCannotRun(t *testing.T) {
 			}
 		})
 	}
-	warc := cfg
-	warc.Inputs = []input.File{{Path: "crawl.warc.gz", Format: input.WARC, Size: 10}}
-	if _, err := NewPlan(context.Background(), "pipeline.yaml", exactPipeline, warc, out, 2); err == nil || !strings.Contains(err.Error(), "convert") {
-		t.Errorf("WARC input: %v, want an error asking to convert first", err)
-	}
 }
 
 func TestPlanReadBackEqualsTheOneWritten(t *testing.T) {
