@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
@@ -165,11 +166,15 @@ var jsonlSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".n
 // directory without data files) is a usage error (exit 2); a real file
 // that fails to read is a failed job (exit 1).
 func inspectInputs(path string, allowIncomplete bool) ([]input.File, error) {
-	if err := input.CheckLocal(path); err != nil {
+	if err := input.CheckPath(path); err != nil {
 		return nil, usageError{err}
 	}
+	remote := blob.IsURL(path)
 	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(path, "*?[") {
+	if remote {
+		st, err = nil, fs.ErrNotExist // input.Scan tells an object from a prefix
+	}
+	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(path, "*?[") && !remote {
 		return nil, usagef("%s: no such file or directory", path)
 	}
 	if err == nil && !st.IsDir() {
@@ -426,14 +431,18 @@ func typeName(dt arrow.DataType) string {
 func readManifestCounts(rep *inspectReport) error {
 	t := dataset.ParseTarget(rep.Path)
 	path := t.SidePath("manifest.json")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if t.IsRemote() {
+		if ok, _ := blob.Exists(context.Background(), path); !ok {
+			return nil
+		}
+	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	m, err := dataset.ReadManifest(path)
+	m, err := dataset.ReadManifestAt(path)
 	if err != nil {
 		return nil // not sluice's: no counts to add
 	}
-	if t.Kind != dataset.Directory && !slices.Contains(m.Files, filepath.Base(t.Path)) {
+	if t.Kind != dataset.Directory && !slices.Contains(m.Files, filepath.Base(t.Path)) && !slices.Contains(m.Files, blob.Base(t.Path)) {
 		return nil // the manifest of another output with the same stem
 	}
 	rep.Manifest, rep.ManifestCounts = path, &m.Counts

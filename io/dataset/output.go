@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/layout"
 )
 
@@ -32,10 +33,12 @@ type Output struct {
 	lock    *lock
 	old     map[string]bool // files of the previous output, relative to root
 	created []string        // directories Begin created, removed again by Abort when empty
+	remote  *remote         // an output in an object store; see remote
 }
 
-// Begin prepares to write t. It refuses, before any work: an object-store
-// URL; an existing output unless overwrite is set; with overwrite, a
+// Begin prepares to write t, a local path or an object-store URL (see
+// remote). It refuses, before any work: a URL of another scheme; an
+// existing output unless overwrite is set; with overwrite, a
 // directory or file that no sluice manifest claims; and an output another
 // run is writing (naming that run). What a killed run left (its staging
 // directory) is removed.
@@ -43,6 +46,9 @@ func Begin(t Target, overwrite bool) (*Output, error) {
 	o := &Output{final: t, staged: t}
 	if t.Kind == Discard || t.Kind == Stdout {
 		return o, nil
+	}
+	if t.IsRemote() {
+		return o.beginRemote(t, overwrite)
 	}
 	if err := checkLocal(t.Path); err != nil {
 		return nil, refusedError{err.Error()}
@@ -97,6 +103,9 @@ func (o *Output) Final() Target { return o.final }
 func (o *Output) hiddenPrefix() string {
 	if o.final.Kind == Directory {
 		return "."
+	}
+	if o.final.IsRemote() {
+		return "." + blob.Base(stem(o.final.Path)) + "."
 	}
 	return "." + filepath.Base(stem(o.final.Path)) + "."
 }
@@ -231,6 +240,9 @@ func (o *Output) Commit(m *Manifest) error {
 	if o.staging == "" {
 		return nil
 	}
+	if o.remote != nil {
+		return o.commitRemote(m)
+	}
 	manifestName := filepath.Base(o.final.SidePath(layout.ManifestName))
 	var files []string
 	err := filepath.WalkDir(o.staging, func(path string, d fs.DirEntry, err error) error {
@@ -299,6 +311,9 @@ func (o *Output) finalize(m *Manifest, files []string) {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			return p
 		}
+		if o.remote != nil {
+			return blob.Join(o.root, filepath.ToSlash(rel))
+		}
 		return filepath.Join(o.root, rel)
 	}
 	for i := range m.Outputs {
@@ -318,6 +333,9 @@ func (o *Output) finalize(m *Manifest, files []string) {
 // is untouched. After a successful Commit it does nothing, so callers may
 // defer it.
 func (o *Output) Abort() {
+	if o.remote != nil {
+		o.abortRemote()
+	}
 	if o.staging != "" {
 		os.RemoveAll(o.staging)
 		o.staging = ""
@@ -330,6 +348,7 @@ func (o *Output) Abort() {
 }
 
 func (o *Output) release() {
+	o.releaseRemote()
 	if o.staging != "" {
 		os.RemoveAll(o.staging)
 		o.staging = ""

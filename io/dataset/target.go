@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/input"
 )
 
@@ -35,6 +36,9 @@ type Target struct {
 	PartsDir string
 	// Stream and Errs receive a Stdout target's rows and quarantined lines.
 	Stream, Errs io.Writer
+	// upload, when set, is told of each part file the writer finished
+	// (an object-store output's local staging; see remote).
+	upload func(path string)
 }
 
 // Parts returns the folder of a directory target's part files.
@@ -42,7 +46,15 @@ func (t Target) Parts() string {
 	if t.PartsDir != "" {
 		return t.PartsDir
 	}
-	return filepath.Join(t.Path, "data")
+	return joinPath(t.Path, "data")
+}
+
+// joinPath joins a path or an object-store URL with a name.
+func joinPath(p, name string) string {
+	if blob.IsURL(p) {
+		return blob.Join(p, name)
+	}
+	return filepath.Join(p, name)
 }
 
 // Removed returns the target for the rows a pipeline removes: OUT/removed/
@@ -53,8 +65,8 @@ func (t Target) Removed() Target {
 	case Discard, Stdout:
 		return Target{Kind: Discard}
 	case Directory:
-		dir := filepath.Join(t.Path, "removed")
-		return Target{Path: dir, Kind: Directory, PartsDir: dir}
+		dir := joinPath(t.Path, "removed")
+		return Target{Path: dir, Kind: Directory, PartsDir: dir, upload: t.upload}
 	case ParquetFile:
 		return Target{Path: stem(t.Path) + ".removed.parquet", Kind: ParquetFile}
 	default:
@@ -70,7 +82,10 @@ var ErrExists error = refusedError{"output already exists (use --overwrite to re
 // .jsonl.gz or .jsonl.zst path is one file, any other is a directory.
 func ParseTarget(path string) Target {
 	t := Target{Path: filepath.Clean(path)}
-	if checkLocal(path) != nil {
+	switch {
+	case blob.IsURL(path):
+		t.Path = blob.Clean(path)
+	case checkLocal(path) != nil:
 		t.Path = path // a URL, kept as given so that Check and Begin refuse it
 	}
 	switch {
@@ -98,7 +113,7 @@ func (t Target) SidePath(name string) string {
 		return ""
 	}
 	if t.Kind == Directory {
-		return filepath.Join(t.Path, name)
+		return joinPath(t.Path, name)
 	}
 	return stem(t.Path) + "." + name
 }
@@ -118,15 +133,15 @@ func checkLocal(path string) error {
 	return input.CheckLocal(path)
 }
 
-// Check refuses, before any work, an output that cannot be written: an
-// object-store URL, and one that is an input, contains an input, or lies
+// Check refuses, before any work, an output that cannot be written: a URL
+// other than an object store's, and one that is an input, contains an input, or lies
 // in a directory that is read as input (the next run would read the
 // output back as input).
 func (t Target) Check(in input.Set) error {
 	if t.Kind == Discard || t.Kind == Stdout {
 		return nil
 	}
-	if err := checkLocal(t.Path); err != nil {
+	if err := input.CheckPath(t.Path); err != nil {
 		return refusedError{err.Error()}
 	}
 	outs := []string{t.Path}

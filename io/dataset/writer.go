@@ -189,6 +189,9 @@ func (w *Writer) closeFile() error {
 		return err
 	}
 	w.outputs = append(w.outputs, OutputFile{Path: f.af.path, Rows: f.rows, Bytes: f.af.n, Hash: fmt.Sprintf("%016x", f.af.h.Sum64())})
+	if f.dir && w.target.upload != nil {
+		w.target.upload(f.af.path) // an object-store output uploads it while the next is written
+	}
 	return nil
 }
 

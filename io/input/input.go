@@ -5,8 +5,8 @@ package input
 
 import (
 	"bufio"
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
