@@ -27,6 +27,10 @@ const InferAll = -1
 // Config is the effective configuration of a run. It is recorded in the
 // manifest as it is.
 type Config struct {
+	// Started is when the command began, before the passes of its global
+	// stages: the manifest's started and wall_seconds count from it, so
+	// they hold every pass. The run's own start when zero.
+	Started      time.Time
 	Inputs       []input.File   `json:"-"`
 	Target       dataset.Target `json:"-"`
 	Overwrite    bool           `json:"overwrite"`
@@ -127,7 +131,10 @@ func open(ctx context.Context, cfg Config, command []string, version string) (_ 
 	if err := CheckInputs(cfg); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, start: time.Now(), quarantinedBy: make([]int64, len(cfg.Inputs))}
+	r := &runner{cfg: cfg, start: cfg.Started, quarantinedBy: make([]int64, len(cfg.Inputs))}
+	if r.start.IsZero() {
+		r.start = time.Now()
+	}
 	defer func() {
 		if err != nil {
 			r.close()

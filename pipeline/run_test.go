@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -387,4 +388,22 @@ func (originStage) Process(ctx context.Context, mem memory.Allocator, batch *Bat
 	col := columnar.Strings(mem, origins, false)
 	defer col.Release()
 	return Result{Kept: columnar.SetColumns(rec, []arrow.Field{{Name: "origin", Type: arrow.BinaryTypes.String}}, []arrow.Array{col})}, nil
+}
+
+// A run that follows earlier passes (of a global stage) times itself from
+// the command's start: the manifest's started and wall_seconds hold every
+// pass, not the writing pass alone.
+func TestWallTimeCountsFromTheCommandsStart(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "src.jsonl", []byte(`{"text":"x"}`+"\n"))
+	cfg := testConfig(t, filepath.Join(dir, "out"), src)
+	cfg.Started = time.Now().Add(-90 * time.Second).Truncate(time.Second)
+	m := run(t, cfg)
+	if m.WallSecs < 90 || m.Started != cfg.Started.UTC().Format(time.RFC3339) {
+		t.Fatalf("started %s, %.1f s; want %s and at least 90 s", m.Started, m.WallSecs, cfg.Started.UTC().Format(time.RFC3339))
+	}
+	cfg = testConfig(t, filepath.Join(dir, "out2"), src)
+	if m := run(t, cfg); m.WallSecs > 60 {
+		t.Fatalf("a run without a start given took %.1f s by its manifest", m.WallSecs)
+	}
 }
