@@ -254,8 +254,8 @@ func TestOneJSONLFileIsCutAtLinesAndGivesTheRowsOfOneProcess(t *testing.T) {
 }
 
 // WARC files run under launch, a file or more a task: the pages
-// extracted, deduplicated across files and normalized are those of one
-// process.
+// extracted, deduplicated across files, normalized and filtered by
+// language are those of one process.
 func TestWARCFilesGiveTheRowsOfOneProcess(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
@@ -267,10 +267,10 @@ func TestWARCFilesGiveTheRowsOfOneProcess(t *testing.T) {
 		paths = append(paths, path)
 	}
 	inputs := scan(t, paths...)
-	text := onePipeline("extract: {mode: main}", "dedup_exact: {}", "normalize: {}")
+	text := onePipeline("extract: {mode: main}", "dedup_exact: {}", "normalize: {}", "lang: {languages: [en], min_score: 0.5}")
 	checkEquivalent(t, text, inputs, []int{2, 3}, func(t *testing.T, want datasettest.Dataset) {
-		if len(want.Kept) < 5 || reasons(want.Removed)["exact_dup"] < 2*len(want.Kept) {
-			t.Fatalf("corpus too tame: %d kept, removed by reason %v", len(want.Kept), reasons(want.Removed))
+		if r := reasons(want.Removed); len(want.Kept) < 2 || r["exact_dup"] < 2*len(want.Kept) || r["lang"] == 0 {
+			t.Fatalf("corpus too tame: %d kept, removed by reason %v", len(want.Kept), r)
 		}
 	})
 }
