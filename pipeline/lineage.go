@@ -3,12 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/sluice-data/sluice/schema"
 )
 
 // The lineage columns a run adds with Config.Lineage: the input file a
@@ -27,7 +25,6 @@ type lineageSource struct {
 	source
 	mem    memory.Allocator
 	s      *arrow.Schema
-	text   string
 	labels []string
 }
 
@@ -50,19 +47,16 @@ func withLineage(src source, cfg Config) (source, error) {
 		arrow.Field{Name: SrcRowColumn, Type: arrow.PrimitiveTypes.Int64, Nullable: true})
 	md := in.Metadata()
 	l := &lineageSource{source: src, mem: cfg.Mem, s: arrow.NewSchema(fields, &md)}
-	if t, _, err := schema.FromArrowSchema(l.s); err == nil {
-		l.text = t.String()
-	} else {
-		l.text = strconv.Quote(l.s.String())
-	}
 	for _, f := range cfg.Inputs {
 		l.labels = append(l.labels, f.Label())
 	}
 	return l, nil
 }
 
+// schema is the source's schema with the lineage columns. The manifest
+// records the input's schema (schemaText of the source): a launch plans
+// its tasks' reading with it, and each task adds the columns itself.
 func (l *lineageSource) schema() *arrow.Schema { return l.s }
-func (l *lineageSource) schemaText() string    { return l.text }
 
 // load loads the unit and appends the lineage columns from its origins.
 func (l *lineageSource) load(ctx context.Context, w int, u unit) (loaded, error) {

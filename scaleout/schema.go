@@ -37,6 +37,7 @@ func (p *schemaProbe) Process(context.Context, memory.Allocator, *pipeline.Batch
 func (s *Settings) inferSchema(ctx context.Context, cfg pipeline.Config) error {
 	probe := &schemaProbe{}
 	cfg.Stages, cfg.Target, cfg.Progress = []pipeline.Stage{probe}, dataset.Target{Kind: dataset.Discard}, nil
+	cfg.Lineage = false // the input's own columns; each task adds the lineage columns
 	if _, err := pipeline.Run(ctx, cfg, nil, ""); !errors.Is(err, errProbed) {
 		if err == nil {
 			err = fmt.Errorf("the input schema could not be learnt")

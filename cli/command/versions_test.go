@@ -476,15 +476,26 @@ func TestRerunReproducesTheDemo(t *testing.T) {
 	jsonOf(t, 0, &v, "verify", filepath.Join(dir, "again"), "--json", "--deep")
 }
 
-// A launched output verifies with its shard manifests, catches a shard
-// manifest that does not add up, and reruns byte for byte.
+// A launched output with lineage has the rows of one process, verifies
+// with its shard manifests, catches a shard manifest that does not add up,
+// and reruns byte for byte.
 func TestVerifyAndRerunALaunchedOutput(t *testing.T) {
 	bin := sluiceBinary(t)
 	dir := t.TempDir()
 	in := dupCorpus(t, dir, 6, 60)
 	pipe := dedupPipeline(t, dir, in)
 	out := filepath.Join(dir, "out")
-	runMain(t, "launch", pipe, "-o", out, "--tasks", "3", "--sluice-binary", bin, "--no-progress", "--batch-rows", "32")
+	runMain(t, "launch", pipe, "-o", out, "--tasks", "3", "--sluice-binary", bin, "--no-progress", "--batch-rows", "32", "--lineage")
+	// Lineage in a launch names the rows as one process does.
+	single := filepath.Join(dir, "single")
+	runMain(t, "run", pipe, "-o", single, "--no-progress", "--batch-rows", "32", "--lineage")
+	want, got := datasettest.Read(t, single), datasettest.Read(t, out)
+	datasettest.Compare(t, "launch --lineage", got, want)
+	for _, r := range append(got.Kept, got.Removed...) {
+		if f, _ := r["_src_file"].(string); !strings.HasPrefix(f, in) || r["_src_row"] == nil {
+			t.Fatalf("a launched row without lineage: %v", r)
+		}
+	}
 	var v provenance.Verification
 	jsonOf(t, 0, &v, "verify", out, "--json")
 	if v.Shards != 3 || v.Rows == 0 || v.Removed == 0 {
