@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/urfave/cli/v2"
 )
@@ -90,8 +91,10 @@ func NewApp(s Streams) *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "how errors are printed on stderr: text (one line a problem) or json (one object a line)"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a Go CPU profile to this file"},
+			&cli.StringFlag{Name: "s3-endpoint", EnvVars: []string{"AWS_ENDPOINT_URL"}, Usage: "the URL of an S3-compatible store (MinIO, Ceph, R2 ...) that s3:// paths name, addressed by path; goes anywhere on the command line"},
 		},
 		Before: func(c *cli.Context) error {
+			blob.SetEndpoint(c.String("s3-endpoint"))
 			if path := c.String("cpuprofile"); path != "" {
 				f, err := os.Create(path)
 				if err != nil {

@@ -16,6 +16,7 @@ func interspersed(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
+	args = hoistGlobal(args, "s3-endpoint")
 	i := 1
 	for i < len(args) && strings.HasPrefix(args[i], "-") { // global flags
 		if takesValue(app.Flags, args[i]) {
@@ -83,6 +84,35 @@ func interspersed(app *cli.App, args []string) []string {
 		out = append(out, positional...)
 	}
 	return out
+}
+
+// hoistGlobal moves the global flag name (with its value) from wherever it
+// stands before a "--" to the front, where urfave/cli reads global flags:
+// `sluice convert s3://b/x -o out --s3-endpoint URL` works as `sluice
+// --s3-endpoint URL convert ...`.
+func hoistGlobal(args []string, name string) []string {
+	var hoisted, rest []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		flag, _, hasValue := strings.Cut(a, "=")
+		if strings.HasPrefix(a, "-") && strings.TrimLeft(flag, "-") == name {
+			hoisted = append(hoisted, a)
+			if !hasValue && i+1 < len(args) {
+				hoisted = append(hoisted, args[i+1])
+				i++
+			}
+			continue
+		}
+		rest = append(rest, a)
+	}
+	if hoisted == nil {
+		return args
+	}
+	return append(append([]string{args[0]}, hoisted...), rest...)
 }
 
 // takesValue reports whether arg names a flag that needs a separate value.

@@ -17,7 +17,7 @@ import (
 // stands for the files of completionDir that start with the last word.
 var completionCases = []completionCase{
 	{"sluice de", []string{"decontaminate", "dedup", "demo"}},
-	{"sluice -", []string{"--help", "--log-format", "--version", "-h", "-v"}},
+	{"sluice -", []string{"--help", "--log-format", "--s3-endpoint", "--version", "-h", "-v"}},
 	{"sluice dedup ", []string{"exact", "lines", "minhash"}},
 	{"sluice memorize ", []string{"canaries", "probes", "score"}},
 	{"sluice tasks s", []string{"split"}},
