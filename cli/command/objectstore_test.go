@@ -177,7 +177,7 @@ func TestObjectStoreOutputRules(t *testing.T) {
 		t.Fatal(e)
 	}
 	s.Put(t, "half/data/part-00000.parquet", "local-ds/data/part-00000.parquet")
-	for _, args := range [][]string{{"inspect", s.URL("half")}, {"convert", s.URL("half"), "-o", "x"}} {
+	for _, args := range [][]string{{"inspect", s.URL("half")}, {"verify", s.URL("half")}, {"convert", s.URL("half"), "-o", "x"}} {
 		if code, _, e := sluiceIn(t, "", args...); code != 2 || !strings.Contains(e, "incomplete") || !strings.Contains(e, s.URL("half")) {
 			t.Errorf("%v: exit %d %s", args, code, e)
 		}

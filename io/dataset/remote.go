@@ -489,3 +489,36 @@ func (l *remoteLock) release() {
 	<-l.done
 	blob.Delete(context.Background(), l.url)
 }
+
+// locateRemote tells what an object-store path holds, for the commands
+// that read a dataset's files one by one (verify, log, diff, trace,
+// rerun), which read local datasets only: a prefix without a manifest is
+// an incomplete dataset (or none), one with a manifest is to be copied
+// to a local path first.
+func locateRemote(p string) error {
+	ctx := context.Background()
+	p = blob.Clean(p)
+	t := ParseTarget(p)
+	manifest := t.SidePath(layout.ManifestName)
+	if strings.HasSuffix(p, "/"+layout.ManifestName) {
+		manifest = p
+	}
+	ok, err := blob.Exists(ctx, manifest)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if _, err := readRemoteManifest(ctx, manifest); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: a sluice output in an object store; this command reads local datasets only: copy it to a local path first", p)
+	}
+	parts, err := blob.Glob(ctx, blob.Join(p, layout.DataDir, "part-*.parquet"))
+	if err != nil {
+		return err
+	}
+	if len(parts) > 0 {
+		return fmt.Errorf("%s: has part files but no manifest.json: an incomplete dataset (a run that did not finish)", p)
+	}
+	return fmt.Errorf("%s: not a sluice dataset (no manifest.json)", p)
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/layout"
 	"github.com/zeebo/xxh3"
 )
@@ -133,6 +134,9 @@ func OwnerOf(file string, cache map[string]*Manifest) (string, *Manifest) {
 // one. It returns the manifest's path and the output's root (the folder
 // the manifest's Files are relative to).
 func Locate(path string) (manifest, root string, err error) {
+	if blob.IsURL(path) {
+		return "", "", locateRemote(path)
+	}
 	if checkLocal(path) != nil {
 		return "", "", fmt.Errorf("%s: only local paths can be read here", path)
 	}
