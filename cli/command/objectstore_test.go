@@ -195,6 +195,18 @@ func TestObjectStoreOutputRules(t *testing.T) {
 	if got := strings.Join(s.Keys(t, "one/"), " "); got != "one/big.manifest.json one/big.parquet" {
 		t.Errorf("a one-file output: %s", got)
 	}
+	// A second run on an output another run holds stops at once.
+	held, err := dataset.Begin(dataset.ParseTarget(s.URL("held")), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, e := sluiceIn(t, "", "convert", "a.jsonl", "-o", s.URL("held")); code != 1 || !strings.Contains(e, "another sluice run") || !strings.Contains(e, "pid ") {
+		t.Errorf("a second run: exit %d %s", code, e)
+	}
+	held.Abort()
+	if code, _, e := sluiceIn(t, "", "convert", "a.jsonl", "-o", s.URL("held")); code != 0 {
+		t.Errorf("after the first run ended: exit %d %s", code, e)
+	}
 	// Errors that name the URL, before any work.
 	code, _, e = sluiceIn(t, "", "convert", "a.jsonl", "-o", "s3://no-such-bucket/out")
 	if code != 2 || !strings.Contains(e, "s3://no-such-bucket/out") || !strings.Contains(e, "does not exist") {
