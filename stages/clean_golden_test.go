@@ -1,11 +1,9 @@
 package stages
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -20,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/sluice-data/sluice/internal/testcorpus"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
 )
@@ -48,35 +47,23 @@ func variantConfig(t testing.TB, name string) quality.Config {
 }
 
 // goldenDocs are the texts the golden files run on: the 300 documents of
-// testdata/generated.jsonl.gz (go run ./bench/gen --n 300 --seed 17,
-// gzipped), then craftedDocs, with a null text now and then.
+// the generated test corpus (package testcorpus), then craftedDocs, with a
+// null text now and then.
 func goldenDocs(t testing.TB) []*string {
-	f, err := os.Open(filepath.Join("testdata", "generated.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []*string
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var d struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, &d.Text)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	docs := generatedDocs(t)
 	for i, d := range craftedDocs(240) {
 		if i%37 == 5 {
 			docs = append(docs, nil)
 		}
+		docs = append(docs, &d)
+	}
+	return docs
+}
+
+// generatedDocs returns the texts of the generated test corpus.
+func generatedDocs(t testing.TB) []*string {
+	var docs []*string
+	for _, d := range testcorpus.Texts() {
 		docs = append(docs, &d)
 	}
 	return docs

@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sluice-data/sluice/internal/testcorpus"
 )
 
 // proseDocs builds n English documents of about size bytes each: sentences
@@ -110,4 +112,63 @@ func TestBenchDocsPass(t *testing.T) {
 			}
 		}
 	}
+}
+
+// corpusColumn is the generated test corpus as a string column.
+func corpusColumn() *array.String {
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	defer sb.Release()
+	for _, d := range testcorpus.Texts() {
+		sb.Append(d)
+	}
+	return sb.NewStringArray()
+}
+
+// BenchmarkCorpus runs each rule set, and the four in a row as the clean
+// stages run them (fineweb on c4's rewritten text), over the generated
+// corpus.
+func BenchmarkCorpus(b *testing.B) {
+	arr := corpusColumn()
+	defer arr.Release()
+	size := int64(len(arr.ValueBytes()))
+	var fs []Filter
+	for _, name := range Names {
+		f, err := New(name, DefaultConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs = append(fs, f)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := f.Apply(memory.DefaultAllocator, arr)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res.Release()
+			}
+		})
+	}
+	b.Run("all", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			text := arr
+			var rs []Result
+			for _, f := range fs {
+				res, err := f.Apply(memory.DefaultAllocator, text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Rewritten != nil {
+					text = res.Rewritten
+				}
+				rs = append(rs, res)
+			}
+			for _, r := range rs {
+				r.Release()
+			}
+		}
+	})
 }

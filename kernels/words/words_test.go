@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sluice-data/sluice/internal/testcorpus"
 )
 
 func texts(text string, spans []Span) []string {
@@ -372,4 +374,39 @@ func BenchmarkCount(b *testing.B) {
 	for b.Loop() {
 		Count(text)
 	}
+}
+
+// BenchmarkCorpus splits the generated test corpus, a text at a time.
+func BenchmarkCorpus(b *testing.B) {
+	var texts [][]byte
+	size := 0
+	for _, t := range testcorpus.Texts() {
+		texts = append(texts, []byte(t))
+		size += len(t)
+	}
+	dst := make([]Span, 0, 1<<16)
+	b.Run("Split", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for _, t := range texts {
+				dst = Split(t, dst[:0])
+			}
+		}
+	})
+	b.Run("Count", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for _, t := range texts {
+				Count(t)
+			}
+		}
+	})
+	b.Run("Lines", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for _, t := range texts {
+				dst = Lines(t, dst[:0])
+			}
+		}
+	})
 }
