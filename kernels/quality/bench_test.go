@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/sluice-data/sluice/internal/cputime"
 	"github.com/sluice-data/sluice/internal/testcorpus"
 )
 
@@ -141,6 +142,7 @@ func BenchmarkCorpus(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
+			defer cputime.Start(b, size)()
 			for b.Loop() {
 				res, err := f.Apply(memory.DefaultAllocator, arr)
 				if err != nil {
@@ -153,6 +155,7 @@ func BenchmarkCorpus(b *testing.B) {
 	b.Run("all", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
+		defer cputime.Start(b, size)()
 		for b.Loop() {
 			text := arr
 			var rs []Result

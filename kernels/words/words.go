@@ -52,6 +52,8 @@ package words
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
@@ -67,13 +69,61 @@ func (s Span) Of(text []byte) []byte { return text[s.Start:s.End] }
 
 // Split appends the spans of the words of text to dst, in order, and returns
 // the extended slice.
-func Split(text []byte, dst []Span) []Span {
+//
+// Stretches of ASCII text are split 64 bytes at a time: a bit mask of the
+// letters and digits, found eight bytes at a time, gives the runs of word
+// bytes, and a run that follows the one before across a lone joiner extends
+// it. The text around non-ASCII bytes, from the separator before them to
+// the separator after, goes rune by rune.
+func Split(text []byte, dst []Span) []Span { return walk(text, dst, nil) }
+
+// Count returns the number of words in text, as len(Split(text, nil)) would,
+// without building spans.
+func Count(text []byte) int {
+	n := 0
+	walk(text, nil, &n)
+	return n
+}
+
+// walk appends the spans of the words of text to dst, or counts them in
+// *count when count is not nil.
+func walk(text []byte, dst []Span, count *int) []Span {
 	n := len(text)
 	i := 0
 	for i < n {
+		h := firstHigh(text, i)
+		if h == n {
+			return splitASCII(text, i, n, dst, count)
+		}
+		// The rune-by-rune part starts after the last separator before h:
+		// the word there may go on past h.
+		p := h
+		for p > i && asciiClass[text[p-1]] != cSep {
+			p--
+		}
+		if p > i {
+			dst = splitASCII(text, i, p, dst, count)
+		}
+		i, dst = splitRunes(text, p, h, dst, count)
+	}
+	return dst
+}
+
+// splitRunes appends the words of text from i on, i being outside a word,
+// rune by rune, until it is past the non-ASCII byte at h and at an ASCII
+// separator before a stretch of ASCII text long enough for splitASCII. It
+// returns where it stopped. With count, it counts the words instead.
+func splitRunes(text []byte, i, h int, dst []Span, count *int) (int, []Span) {
+	n := len(text)
+	for i < n {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			if asciiClass[c] != cWord {
+			if k := asciiClass[c]; k != cWord {
+				if i > h && k == cSep {
+					if h = firstHigh(text, i); h-i >= minASCIIStretch {
+						return i, dst
+					}
+				}
 				i++
 				continue
 			}
@@ -82,11 +132,11 @@ func Split(text []byte, dst []Span) []Span {
 			// space, without a call.
 			i = asciiWordEnd(text, i+1)
 			if i == n || asciiClass[text[i]] == cSep && text[i] < utf8.RuneSelf {
-				dst = append(dst, Span{int32(start), int32(i)})
+				dst = add(dst, count, start, i)
 				continue
 			}
 			i = scanWord(text, i)
-			dst = append(dst, Span{int32(start), int32(i)})
+			dst = add(dst, count, start, i)
 			continue
 		}
 		r, size := utf8.DecodeRune(text[i:])
@@ -94,27 +144,141 @@ func Split(text []byte, dst []Span) []Span {
 		case cWord, cMark:
 			start := i
 			i = scanWord(text, i+size)
-			dst = append(dst, Span{int32(start), int32(i)})
+			dst = add(dst, count, start, i)
 		case cCJK:
 			start := i
 			i = skipMarks(text, i+size)
-			dst = append(dst, Span{int32(start), int32(i)})
+			dst = add(dst, count, start, i)
 		default:
 			i += size
+		}
+	}
+	return n, dst
+}
+
+// minASCIIStretch is the shortest stretch of ASCII text that splitRunes
+// hands back to splitASCII.
+const minASCIIStretch = 64
+
+// add appends the span of text[start:end] to dst, or counts it in *count.
+func add(dst []Span, count *int, start, end int) []Span {
+	if count != nil {
+		*count++
+		return dst
+	}
+	return append(dst, Span{int32(start), int32(end)})
+}
+
+// splitASCII appends the words of text[start:end], which is all ASCII and
+// starts and ends outside a word: at the start or end of text or next to a
+// separator. With count, it counts the words instead.
+func splitASCII(text []byte, start, end int, dst []Span, count *int) []Span {
+	lastEnd := -2 // the end of the last word appended
+	in := false   // inside a run of word bytes, which began at from
+	from := 0
+	var carry uint64 // the mask bit of the byte before the block
+	for base := start; base < end; base += 64 {
+		var w uint64 // bit k: text[base+k] is a letter or digit
+		if base+64 <= end {
+			b := text[base : base+64 : base+64]
+			for k := 0; k < 64; k += 8 {
+				w |= wordBytes(binary.LittleEndian.Uint64(b[k:])) << uint(k)
+			}
+		} else {
+			for k, c := range text[base:end] {
+				if asciiClass[c] == cWord {
+					w |= 1 << uint(k)
+				}
+			}
+		}
+		// Bit k of t: a run starts at base+k, or one ended at base+k-1.
+		t := w ^ (w<<1 | carry)
+		carry = w >> 63
+		for t != 0 {
+			pos := base + bits.TrailingZeros64(t)
+			t &= t - 1
+			if !in {
+				from, in = pos, true
+				continue
+			}
+			in = false
+			switch {
+			case from == lastEnd+1 && joins(text, from):
+				if count == nil {
+					dst[len(dst)-1].End = int32(pos)
+				}
+			case count != nil:
+				*count++
+			default:
+				dst = append(dst, Span{int32(from), int32(pos)})
+			}
+			lastEnd = pos
+		}
+	}
+	if in {
+		switch {
+		case from == lastEnd+1 && joins(text, from):
+			if count == nil {
+				dst[len(dst)-1].End = int32(end)
+			}
+		default:
+			dst = add(dst, count, from, end)
 		}
 	}
 	return dst
 }
 
-// Count returns the number of words in text, as len(Split(text, nil)) would,
-// without building spans.
-func Count(text []byte) int { return count(text, -1) }
+// joins reports whether the ASCII byte before text[at], which lies between
+// two runs of letters and digits, joins them into one word.
+func joins(text []byte, at int) bool {
+	switch asciiClass[text[at-1]] {
+	case cJoin:
+		return true
+	case cNumJoin:
+		return isDigit(text[at-2]) && isDigit(text[at])
+	}
+	return false
+}
+
+// wordBytes returns a bit for each of the eight ASCII bytes of x, as a
+// little-endian number, that is a letter or digit: bit k for byte k.
+func wordBytes(x uint64) uint64 {
+	const (
+		lsb = 0x0101010101010101
+		msb = 0x8080808080808080
+	)
+	// No byte is above 0x7f, so no sum carries into the next byte.
+	y := x | 0x20*lsb                          // letters in lower case
+	letter := (y + 0x1f*lsb) &^ (y + 0x05*lsb) // 0x61 <= y <= 0x7a
+	digit := (x + 0x50*lsb) &^ (x + 0x46*lsb)  // 0x30 <= x <= 0x39
+	m := (letter | digit) & msb
+	// Gather the eight high bits into the top byte.
+	return (m >> 7) * 0x0102040810204080 >> 56
+}
+
+// firstHigh returns the index of the first non-ASCII byte of b at or after
+// from, or len(b).
+func firstHigh(b []byte, from int) int {
+	i := from
+	for ; i+8 <= len(b); i += 8 {
+		if x := binary.LittleEndian.Uint64(b[i:]) & 0x8080808080808080; x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return len(b)
+}
 
 // AtLeast reports whether text has at least n words. It stops reading at
 // the n-th word.
 func AtLeast(text []byte, n int) bool { return n <= 0 || count(text, n) >= n }
 
-// count counts the words of text, stopping at limit words when limit >= 0.
+// count counts the words of text, rune by rune, stopping at limit words
+// when limit >= 0.
 func count(text []byte, limit int) int {
 	n := len(text)
 	words := 0

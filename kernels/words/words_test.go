@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sluice-data/sluice/internal/cputime"
 	"github.com/sluice-data/sluice/internal/testcorpus"
 )
 
@@ -387,6 +388,7 @@ func BenchmarkCorpus(b *testing.B) {
 	dst := make([]Span, 0, 1<<16)
 	b.Run("Split", func(b *testing.B) {
 		b.SetBytes(int64(size))
+		defer cputime.Start(b, int64(size))()
 		for b.Loop() {
 			for _, t := range texts {
 				dst = Split(t, dst[:0])
@@ -395,6 +397,7 @@ func BenchmarkCorpus(b *testing.B) {
 	})
 	b.Run("Count", func(b *testing.B) {
 		b.SetBytes(int64(size))
+		defer cputime.Start(b, int64(size))()
 		for b.Loop() {
 			for _, t := range texts {
 				Count(t)
@@ -403,10 +406,35 @@ func BenchmarkCorpus(b *testing.B) {
 	})
 	b.Run("Lines", func(b *testing.B) {
 		b.SetBytes(int64(size))
+		defer cputime.Start(b, int64(size))()
 		for b.Loop() {
 			for _, t := range texts {
 				dst = Lines(t, dst[:0])
 			}
 		}
 	})
+}
+
+// TestSplitStretches checks Split and Count against the reference on long
+// texts where ASCII stretches of every length, split 64 bytes at a time,
+// meet non-ASCII runes, joiners and separators at every offset.
+func TestSplitStretches(t *testing.T) {
+	pieces := []string{"a", "Z", "1", "9", "'", "-", ".", ",", " ", " ", "\n", "é", "技", "’", "‐", "\u0301", "\xff",
+		"word", "12", "x-y", "3.4", "_", "(", strings.Repeat("abc ", 20), strings.Repeat("q", 70), "don't", "1,000.5"}
+	seed := uint64(7)
+	for trial := range 3000 {
+		var b strings.Builder
+		for range trial % 400 {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			b.WriteString(pieces[(seed>>33)%uint64(len(pieces))])
+		}
+		s := b.String()
+		got := texts(s, Split([]byte(s), nil))
+		if want := refSplit(s); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("Split(%q)\n got %q\nwant %q", s, got, want)
+		}
+		if n := Count([]byte(s)); n != len(got) {
+			t.Fatalf("Count(%q) = %d, want %d", s, n, len(got))
+		}
+	}
 }
