@@ -30,7 +30,7 @@ type Config struct {
 	// Started is when the command began, before the passes of its global
 	// stages: the manifest's started and wall_seconds count from it, so
 	// they hold every pass. The run's own start when zero.
-	Started      time.Time
+	Started      time.Time      `json:"-"`
 	Inputs       []input.File   `json:"-"`
 	Target       dataset.Target `json:"-"`
 	Overwrite    bool           `json:"overwrite"`

@@ -407,3 +407,12 @@ func TestWallTimeCountsFromTheCommandsStart(t *testing.T) {
 		t.Fatalf("a run without a start given took %.1f s by its manifest", m.WallSecs)
 	}
 }
+
+// The command's start is not an option: two runs of the same command
+// record the same options.
+func TestStartIsNotAnOption(t *testing.T) {
+	b, err := json.Marshal(Config{Started: time.Now(), Workers: 3})
+	if err != nil || strings.Contains(string(b), "tarted") {
+		t.Fatalf("options %s, %v", b, err)
+	}
+}

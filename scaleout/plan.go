@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
@@ -40,6 +41,10 @@ type Plan struct {
 	// Inputs[Shards[i][0]:Shards[i][1]].
 	Shards [][2]int `json:"shards"`
 	Phases []Phase  `json:"phases"`
+	// Started is when launch made the plan (RFC 3339): the merged
+	// manifest's started and wall_seconds count from it, so they hold
+	// every phase.
+	Started string `json:"started,omitempty"`
 	// KeepWork keeps the intermediates under OUT/_work once the merge
 	// wrote and checked manifest.json; by default the merge removes them.
 	KeepWork bool `json:"keep_work,omitempty"`
@@ -145,7 +150,11 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 		return nil, err
 	}
 	p := &Plan{Dir: dir, Out: filepath.Clean(out), Pipeline: string(pipelineText), PipelineName: pipelineName,
-		Settings: SettingsOf(cfg), Inputs: inputs, SplitHashes: hashes, Shards: Split(inputs, tasks)}
+		Settings: SettingsOf(cfg), Inputs: inputs, SplitHashes: hashes, Shards: Split(inputs, tasks),
+		Started: cfg.Started.UTC().Format(time.RFC3339Nano)}
+	if cfg.Started.IsZero() {
+		p.Started = time.Now().UTC().Format(time.RFC3339Nano)
+	}
 	if cfg.Schema == nil && len(cfg.Inputs) > 0 && cfg.Inputs[0].Format == input.JSONL {
 		if err := p.Settings.inferSchema(ctx, cfg); err != nil {
 			return nil, err

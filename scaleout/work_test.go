@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-data/sluice/internal/datasettest"
 	"github.com/sluice-data/sluice/io/dataset"
@@ -212,5 +213,23 @@ func TestShardNote(t *testing.T) {
 	if note := p.ShardNote(4); !strings.Contains(note, fmt.Sprintf("but the plan has %d", len(p.Shards))) ||
 		!strings.Contains(note, "1 Parquet file is cut only between row groups") || !strings.Contains(note, "smaller row groups") {
 		t.Errorf("Parquet: %d shards, note %q", len(p.Shards), note)
+	}
+}
+
+// The merged manifest times the whole launch, from the plan on: its
+// started is the plan's and its wall_seconds hold every phase.
+func TestMergedManifestTimesTheWholeLaunch(t *testing.T) {
+	dir := t.TempDir()
+	cfg := baseConfig(scan(t, corpus(t, dir, 3, 10)))
+	cfg.Started = time.Now().Add(-time.Hour)
+	out := filepath.Join(dir, "out")
+	p, _ := newPlan(t, exactPipeline, cfg, out, 2)
+	runPhases(t, p, p.Phases)
+	m, err := dataset.ReadManifest(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.WallSecs < 3600 || m.Started != cfg.Started.UTC().Format(time.RFC3339) {
+		t.Fatalf("merged manifest started %s, %.0f s; want %s and at least an hour", m.Started, m.WallSecs, cfg.Started.UTC().Format(time.RFC3339))
 	}
 }

@@ -103,6 +103,9 @@ func (t *task) merge() error {
 	}
 	merged.Options = opts
 	started := time.Now()
+	if t, err := time.Parse(time.RFC3339Nano, p.Started); err == nil {
+		started = t // the launch's start: the wall time holds every phase
+	}
 	var shardReports [][]json.RawMessage // by stage, for ReportMergers
 	for s := range p.Shards {
 		path := p.shardManifestPath(s)
