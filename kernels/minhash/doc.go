@@ -77,12 +77,19 @@
 //
 // # Speed
 //
-// The cost is the text's match form and words, one xxhash64 a word, and
-// then NumPerm/2 multiply-adds and NumPerm minimum updates a shingle, run
-// over all shingles one block of maps at a time with the minima in
-// registers. On amd64 with AVX2, an assembly kernel computes four maps a
-// 256-bit register, 16 maps a pass; elsewhere, and with the purego build
-// tag, Go code computes the same values.
+// The cost is the text's words, one xxhash64 a word, and then NumPerm/2
+// multiply-adds and NumPerm minimum updates a shingle. The words come from
+// one walk over the text that hashes ASCII words where they stand (spelt
+// lowercased into a buffer when they hold an upper-case letter or a
+// control character) and hands only the pieces between ASCII separators
+// that hold other bytes to normalize.AppendMatchForm and words.Split: the
+// same words, and so the same hashes, as the match form gives. The minima
+// run over all shingles one block of 16 maps at a time with the minima in
+// registers. On amd64 an assembly kernel computes eight maps a 512-bit
+// register with AVX-512 (F and DQ: one 64-bit multiply a map), or four
+// maps a 256-bit register with AVX2 (two 32-bit multiplies a map);
+// elsewhere, and with the purego build tag, Go code computes the same
+// values.
 //
 // # Clusters
 //

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/sluice-data/sluice/kernels/ngram"
+	"github.com/sluice-data/sluice/kernels/words"
 )
 
 // Empty is the value of every position of the signature of a text without
@@ -49,7 +50,10 @@ func (h *Hasher) Params() Params { return h.p }
 // to use. A Scratch must not be used by two goroutines at once; it may be
 // shared by Hashers of different Params.
 type Scratch struct {
-	words    ngram.Scratch
+	word     []byte       // an ASCII word with upper-case letters or control characters
+	form     []byte       // the match form of a piece that is not ASCII
+	spans    []words.Span // its words
+	words    []uint64     // word hashes
 	shingles []uint64
 }
 
@@ -59,7 +63,18 @@ const maxKeep = 1 << 20
 
 // trim drops the buffers that grew past maxKeep.
 func (s *Scratch) trim() {
-	s.words.Trim()
+	if cap(s.form) > maxKeep {
+		s.form = nil
+	}
+	if cap(s.word) > maxKeep {
+		s.word = nil
+	}
+	if cap(s.spans) > maxKeep {
+		s.spans = nil
+	}
+	if cap(s.words) > maxKeep {
+		s.words = nil
+	}
 	if cap(s.shingles) > maxKeep {
 		s.shingles = nil
 	}
@@ -120,7 +135,8 @@ func (h *Hasher) Shingles(s *Scratch, text []byte, dst []uint64) []uint64 {
 // shingleHashes returns the hashes of the shingles of text, in text order
 // and with repeats, in a buffer of s.
 func (h *Hasher) shingleHashes(s *Scratch, text []byte) []uint64 {
-	wordHashes := s.words.WordHashes(text)
+	s.words = s.appendWordHashes(s.words[:0], text)
+	wordHashes := s.words
 	// A text shorter than a shingle is one shingle of all its words.
 	n := min(h.p.NGram, len(wordHashes))
 	s.shingles = ngram.AppendFromWords(s.shingles[:0], wordHashes, max(n, 1))

@@ -739,24 +739,33 @@ func BenchmarkStages(b *testing.B) {
 		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(n), "ns/shingle")
 	}
 	b.Run("minima", minima)
+	if useAVX512 {
+		b.Run("minima_avx2", func(b *testing.B) {
+			useAVX512 = false
+			defer func() { useAVX512 = true }()
+			minima(b)
+		})
+	}
 	if useAVX2 {
 		b.Run("minima_go", func(b *testing.B) {
-			useAVX2 = false
-			defer func() { useAVX2 = true }()
+			avx2, avx512 := useAVX2, useAVX512
+			useAVX2, useAVX512 = false, false
+			defer func() { useAVX2, useAVX512 = avx2, avx512 }()
 			minima(b)
 		})
 	}
 }
 
-// The assembly and the Go code of the minima agree, for any number of
-// shingles.
+// The assembly kernels and the Go code of the minima agree, for any
+// number of shingles.
 func TestMinimaKernels(t *testing.T) {
-	if !useAVX2 {
-		t.Skip("no AVX2: only the Go code runs")
+	kernels := asmKernels()
+	if len(kernels) == 0 {
+		t.Skip("no assembly kernel runs here: only the Go code")
 	}
 	h := newHasher(t, Params{NumPerm: 96, Bands: 1, NGram: 5, Seed: 3})
 	r := rng(5)
-	for _, n := range []int{1, 2, 3, 7, 64, 127, 128, 129, 1000} {
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 64, 127, 128, 129, 1000, 1001} {
 		xs := make([]uint64, n)
 		for i := range xs {
 			xs[i] = r.next()
@@ -766,11 +775,14 @@ func TestMinimaKernels(t *testing.T) {
 		}
 		for i := 0; i < len(h.coef)/blockWords; i++ {
 			blk := (*[blockWords]uint64)(h.coef[i*blockWords:])
-			var got, want [blockValues]uint32
-			minimaBlock(blk, xs, &got)
+			var want [blockValues]uint32
 			minimaBlockGeneric(blk, xs, &want)
-			if got != want {
-				t.Fatalf("%d shingles, block %d: AVX2 %v, Go %v", n, i, got, want)
+			for name, kernel := range kernels {
+				var got [blockValues]uint32
+				kernel(blk, xs, &got)
+				if got != want {
+					t.Fatalf("%d shingles, block %d: %s %v, Go %v", n, i, name, got, want)
+				}
 			}
 		}
 	}

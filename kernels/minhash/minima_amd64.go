@@ -2,13 +2,20 @@
 
 package minhash
 
-// useAVX2 selects minimaAVX2. Tests switch it off to compare with the Go
-// code.
-var useAVX2 = hasAVX2()
+// useAVX2 and useAVX512 select minimaAVX2 and minimaAVX512, the latter
+// first. Tests switch them off to compare with the Go code.
+var (
+	useAVX2   = hasAVX2()
+	useAVX512 = hasAVX512()
+)
 
 // minimaBlock writes into out the 2*blockMaps signature values of the
 // maps of blk over xs, which must not be empty.
 func minimaBlock(blk *[blockWords]uint64, xs []uint64, out *[blockValues]uint32) {
+	if useAVX512 {
+		minimaAVX512(blk, xs, out)
+		return
+	}
 	if useAVX2 {
 		minimaAVX2(blk, xs, out)
 		return
@@ -21,6 +28,12 @@ func minimaBlock(blk *[blockWords]uint64, xs []uint64, out *[blockValues]uint32)
 //
 //go:noescape
 func minimaAVX2(blk *[blockWords]uint64, xs []uint64, out *[blockValues]uint32)
+
+// minimaAVX512 is minimaBlockGeneric with AVX-512 instructions, eight
+// maps a register.
+//
+//go:noescape
+func minimaAVX512(blk *[blockWords]uint64, xs []uint64, out *[blockValues]uint32)
 
 //go:noescape
 func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
@@ -46,4 +59,19 @@ func hasAVX2() bool {
 	_, ebx7, _, _ := cpuid(7, 0)
 	const avx2 = 1 << 5
 	return ebx7&avx2 != 0
+}
+
+// hasAVX512 reports whether the processor has AVX-512 F and DQ (for
+// VPMULLQ) and the operating system saves the ZMM registers.
+func hasAVX512() bool {
+	if !hasAVX2() {
+		return false
+	}
+	const zmm = 1<<1 | 1<<2 | 1<<5 | 1<<6 | 1<<7 // XMM, YMM, opmask, ZMM0-15 high halves, ZMM16-31
+	if xgetbv()&zmm != zmm {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	const avx512f, avx512dq = 1 << 16, 1 << 17
+	return ebx7&avx512f != 0 && ebx7&avx512dq != 0
 }

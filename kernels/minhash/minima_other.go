@@ -2,8 +2,11 @@
 
 package minhash
 
-// useAVX2 is always false off amd64.
-var useAVX2 = false
+// useAVX2 and useAVX512 are always false off amd64.
+var (
+	useAVX2   = false
+	useAVX512 = false
+)
 
 // minimaBlock writes into out the 2*blockMaps signature values of the
 // maps of blk over xs, which must not be empty.
