@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -316,6 +317,10 @@ func KindOf(err error) Kind {
 // short is the store's own message: its error code and message when it
 // gave them, without request ids and the SDK's layers.
 func short(err error) string {
+	var az *azcore.ResponseError
+	if errors.As(err, &az) {
+		return fmt.Sprintf("%s (HTTP %d)", az.ErrorCode, az.StatusCode)
+	}
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		if m := api.ErrorMessage(); m != "" && m != api.ErrorCode() {
@@ -341,11 +346,17 @@ func wrap(u string, err error) error {
 	if errors.As(err, &api) {
 		code = api.ErrorCode()
 	}
+	var az *azcore.ResponseError
+	if errors.As(err, &az) {
+		code = az.ErrorCode
+	}
 	switch {
-	case code == "NoSuchBucket" || code == "ContainerNotFound" || strings.Contains(err.Error(), "bucket does not exist"):
+	case code == "NoSuchBucket" || code == "ContainerNotFound" ||
+		strings.Contains(err.Error(), "bucket doesn't exist") || strings.Contains(err.Error(), "bucket does not exist"):
 		k = NoBucket
 	case code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || code == "ExpiredToken" ||
 		code == "InvalidToken" || code == "AuthenticationFailed" ||
+		strings.Contains(err.Error(), "failed to authenticate") || // Azure's word (Azurite's code is AuthorizationFailure)
 		code == "XAdminUserNotFound": // versitygw's word for an unknown access key
 		k = BadCredentials
 	case strings.Contains(err.Error(), "failed to retrieve credentials") || strings.Contains(err.Error(), "no EC2 IMDS role found") ||
