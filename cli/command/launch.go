@@ -245,7 +245,7 @@ func prepareRelaunch(ctx context.Context, plan *scaleout.Plan, so scaleout.Slurm
 func samePlan(a, b *scaleout.Plan) bool {
 	key := func(p *scaleout.Plan) []byte {
 		c := *p
-		c.Command, c.Binary, c.Version, c.KeepWork = nil, "", "", false
+		c.Command, c.Binary, c.Version, c.KeepWork, c.Started = nil, "", "", false, ""
 		j, _ := json.Marshal(c)
 		return j
 	}
