@@ -141,6 +141,7 @@ func NewApp(s Streams) *cli.App {
 		EnableBashCompletion: false,
 	}
 	finishCommands("", app.Commands)
+	refuseObjectStoreOutputs("", app.Commands)
 	return app
 }
 

@@ -303,3 +303,40 @@ func TestObjectStoreInterruptedRun(t *testing.T) {
 		t.Errorf("after the next run the bucket holds %s", keys)
 	}
 }
+
+// TestLocalOnlyCommandsRefuseObjectStoreOutputs: the commands that write
+// their output with the file system's calls refuse an object-store URL
+// before any work (exit 2, no request sent), and no local folder named
+// s3: (or gs:, az:) is ever made of one.
+func TestLocalOnlyCommandsRefuseObjectStoreOutputs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFiles(t, map[string]string{"a.jsonl": rowsA, "p.yaml": "input: [\"a.jsonl\"]\nstages:\n  - dedup_exact: {}\n"})
+	if code, _, e := sluiceIn(t, "", "convert", "a.jsonl", "-o", "ds"); code != 0 {
+		t.Fatal(e)
+	}
+	for _, args := range [][]string{
+		{"launch", "p.yaml", "-o", "s3://b/launch", "--tasks", "2"},
+		{"status", "s3://b/launch"},
+		{"task", "s3://b/launch/_plan.json", "--phase", "write", "--index", "0"},
+		{"demo", "-o", "gs://b/demo"},
+		{"report", "ds", "-o", "s3://b/report.html"},
+		{"rerun", "ds", "-o", "az://c/again"},
+		{"classify", "train", "a.jsonl", "-o", "s3://b/m.bin", "--label-field", "id"},
+		{"tasks", "split", "a.jsonl", "-o", "s3://b/split"},
+		{"memorize", "canaries", "-o", "s3://b/canaries.jsonl"},
+		{"memorize", "probes", "a.jsonl", "-o", "s3://b/probes.jsonl"},
+		{"tokens", "a.jsonl", "-o", "s3://b/counts.parquet"},
+		{"convert", "a.jsonl", "-o", "https://example.com/out"},
+	} {
+		code, _, e := sluiceIn(t, "", args...)
+		if code != 2 || !(strings.Contains(e, "is a URL") || strings.Contains(e, "not supported")) {
+			t.Errorf("%v: exit %d %s", args, code, e)
+		}
+	}
+	for _, d := range []string{"s3:", "gs:", "az:", "https:"} {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("a local folder %s was made", d)
+		}
+	}
+}
