@@ -175,3 +175,31 @@ func BenchmarkCorpus(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkChain runs the four rule sets over the generated corpus with
+// ApplyChain, each text split and hashed once for all of them.
+func BenchmarkChain(b *testing.B) {
+	arr := corpusColumn()
+	defer arr.Release()
+	size := int64(len(arr.ValueBytes()))
+	var fs []Filter
+	for _, name := range Names {
+		f, err := New(name, DefaultConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	defer cputime.Start(b, size)()
+	for b.Loop() {
+		rs, err := ApplyChain(memory.DefaultAllocator, arr, fs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range rs {
+			r.Release()
+		}
+	}
+}

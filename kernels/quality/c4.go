@@ -3,13 +3,14 @@ package quality
 import (
 	"bytes"
 	"math"
-	"sync"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/sluice-data/sluice/kernels/words"
 )
@@ -36,11 +37,9 @@ type c4 struct {
 	loremID    int       // index of lorem in phrases, -1 if not there
 	jsID       int       // index of javascript in phrases, -1 if not there
 	policyID   int       // index of the first policy phrase in phrases
-	pool       sync.Pool
 }
 
 type c4Scratch struct {
-	lines  []words.Span
 	words  []words.Span
 	lower  []byte    // the text with ASCII letters in lower case
 	found  []bool    // which of f.phrases occur in the text
@@ -68,7 +67,6 @@ func newC4(c C4Config) *c4 {
 	}
 	f.policyID = len(ps)
 	f.phrases = newPhraseSet(append(ps, f.policy...))
-	f.pool.New = func() any { return &c4Scratch{found: make([]bool, f.phrases.n)} }
 	return f
 }
 
@@ -76,53 +74,79 @@ func (f *c4) Name() string      { return "c4" }
 func (f *c4) Signals() []string { return signalNames(c4Signals) }
 
 func (f *c4) Apply(mem memory.Allocator, text *array.String) (Result, error) {
-	col := newColumn(mem, text)
-	defer col.release()
-	out := newOutputs(mem, c4Signals, col.n)
-	fail := make([]string, col.n)
-	s := f.pool.Get().(*c4Scratch)
-	defer f.pool.Put(s)
-
-	// The rewritten texts are never longer than the originals: kept lines
-	// are trimmed parts of lines, joined by one newline.
-	offBuf := memory.NewResizableBuffer(mem)
-	defer offBuf.Release()
-	offBuf.Resize((col.n + 1) * arrow.Int32SizeBytes)
-	offsets := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
-	dataBuf := memory.NewResizableBuffer(mem)
-	defer dataBuf.Release()
-	dataBuf.Resize(len(col.data))
-	data := dataBuf.Bytes()
-
-	pos := 0
-	for i := range col.n {
-		offsets[i] = int32(pos)
-		t, ok := col.text(i)
-		if !ok {
-			continue
-		}
-		pos, fail[i] = f.row(t, s, out, i, data, pos)
-	}
-	offsets[col.n] = int32(pos)
-	if pos < len(data)/2 {
-		dataBuf.Resize(pos)
-	} else {
-		dataBuf.ResizeNoShrink(pos)
-	}
-	d := array.NewData(arrow.BinaryTypes.String, col.n, []*memory.Buffer{col.valid, offBuf, dataBuf}, nil, col.nulls, 0)
-	rewritten := array.NewStringData(d)
-	d.Release()
-	return Result{Signals: out.arrays(&col), Fail: fail, Rewritten: rewritten}, nil
+	return applyOne(mem, text, f)
 }
 
-// row filters the lines of one text, writes the kept lines to dst from pos
-// on, records the signals in row i of out, and returns the new write
-// position and the first rule the text fails.
-func (f *c4) row(text []byte, s *c4Scratch, out *outputs, i int, dst []byte, pos int) (int, string) {
+// c4Run writes the rewritten texts of a column as it goes.
+type c4Run struct {
+	signalRunner
+	f       *c4
+	offBuf  *memory.Buffer
+	offsets []int32
+	dataBuf *memory.Buffer
+	data    []byte
+	pos     int   // where the next text goes in data
+	next    int   // the first row whose offset is not set yet
+	view    *view // the view of the last rewritten text
+}
+
+func (f *c4) start(mem memory.Allocator, col *column, after *view) runner {
+	r := &c4Run{signalRunner: signalRunner{newOutputs(mem, c4Signals, col.n)}, f: f, view: after}
+	// The rewritten texts are never longer than the originals: kept lines
+	// are trimmed parts of lines, joined by one newline.
+	r.offBuf = memory.NewResizableBuffer(mem)
+	r.offBuf.Resize((col.n + 1) * arrow.Int32SizeBytes)
+	r.offsets = arrow.Int32Traits.CastFromBytes(r.offBuf.Bytes())
+	r.dataBuf = memory.NewResizableBuffer(mem)
+	r.dataBuf.Resize(len(col.data))
+	r.data = r.dataBuf.Bytes()
+	return r
+}
+
+func (r *c4Run) after() *view { return r.view }
+
+// setOffsets sets the offsets of the rows before end that have none, null
+// rows included: they start at the current position.
+func (r *c4Run) setOffsets(end int) {
+	for ; r.next < end; r.next++ {
+		r.offsets[r.next] = int32(r.pos)
+	}
+}
+
+func (r *c4Run) row(v *view, sc *scratch, i int) string {
+	r.setOffsets(i + 1)
+	var fail string
+	r.pos, fail = r.f.row(v, &sc.c4, r.out, i, r.data, r.pos, r.view)
+	return fail
+}
+
+func (r *c4Run) result(col *column, fail []string) Result {
+	r.setOffsets(col.n + 1)
+	if r.pos < len(r.data)/2 {
+		r.dataBuf.Resize(r.pos)
+	} else {
+		r.dataBuf.ResizeNoShrink(r.pos)
+	}
+	d := array.NewData(arrow.BinaryTypes.String, col.n, []*memory.Buffer{col.valid, r.offBuf, r.dataBuf}, nil, col.nulls, 0)
+	rewritten := array.NewStringData(d)
+	d.Release()
+	r.offBuf.Release()
+	r.dataBuf.Release()
+	return Result{Signals: r.out.arrays(col), Fail: fail, Rewritten: rewritten}
+}
+
+// row filters the lines of the text of v, writes the kept lines to dst
+// from pos on, records the signals in row i of out, and returns the new
+// write position and the first rule the text fails. after becomes the
+// view of the rewritten text: its lines are the kept lines, and when v
+// has its words and line hashes, so has after.
+func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int, after *view) (int, string) {
 	c := &f.c
+	text := v.text
 	// Find once which phrases occur anywhere, so that lines are searched
 	// only for those.
 	s.lower = lowerASCII(s.lower[:0], text)
+	s.found = slices.Grow(s.found[:0], f.phrases.n)[:f.phrases.n]
 	f.phrases.find(s.lower, s.found)
 	anyLorem := f.loremID >= 0 && s.found[f.loremID]
 	anyJS := f.jsID >= 0 && s.found[f.jsID]
@@ -135,16 +159,29 @@ func (f *c4) row(text []byte, s *c4Scratch, out *outputs, i int, dst []byte, pos
 	}
 	minWords := int(min(c.MinWordsPerLine, math.MaxInt32))
 
+	// With the words of the text at hand, a line's words are counted and
+	// measured without splitting it again.
+	haveWords, hashed := v.haveWords, v.hashed
+	var ls []line
+	var ws []words.Span
+	if haveWords {
+		ls, ws = v.LineWords()
+	} else {
+		ls = v.Lines()
+	}
+	rowStart := pos
+	after.lines = after.lines[:0]
+	afterWords, blank := 0, false
+
 	kept, removed, sentences := 0, 0, 0
 	lorem, brace := false, false
-	s.lines = words.Lines(text, s.lines[:0])
-	for _, l := range s.lines {
-		a, b := trimSpan(text, int(l.Start), int(l.End))
-		if a == b {
+	for k, l := range ls {
+		if l.a == l.b {
 			continue // blank lines are not lines
 		}
-		line := text[a:b]
+		line := text[l.a:l.b]
 		lorem1, js1, brace1, policy1 := anyLorem, anyJS, anyBrace, s.policy
+		cleaned := false
 		if c.RemoveCitations && bytes.IndexByte(line, '[') >= 0 {
 			var changed bool
 			s.clean, changed = removeCitations(s.clean[:0], line)
@@ -153,11 +190,22 @@ func (f *c4) row(text []byte, s *c4Scratch, out *outputs, i int, dst []byte, pos
 				// text did not show: check this line for everything.
 				line = bytes.TrimSpace(s.clean)
 				lorem1, js1, brace1, policy1 = c.DropLoremIpsum, c.DropJavascriptLines, c.DropCurlyBrace, f.policy
+				cleaned = true
 			}
 		}
-		if f.tooLongWord(line, s) ||
+		var lw []words.Span
+		var tooLong, enough bool
+		if haveWords && !cleaned {
+			lw = wordsOfLine(ls, ws, k)
+			tooLong = f.tooLongIn(line, text, lw)
+			enough = len(lw) >= minWords
+		} else {
+			tooLong = f.tooLongWord(line, s)
+			enough = words.AtLeast(line, minWords)
+		}
+		if tooLong ||
 			c.RequireEndMark && (!hasAnySuffix(line, f.endMarks) || bytes.HasSuffix(line, dots)) ||
-			!words.AtLeast(line, minWords) {
+			!enough {
 			removed++
 			continue
 		}
@@ -181,7 +229,35 @@ func (f *c4) row(text []byte, s *c4Scratch, out *outputs, i int, dst []byte, pos
 			dst[pos] = '\n'
 			pos++
 		}
+		at := int32(pos - rowStart)
 		pos += copy(dst[pos:], line)
+		al := keptLine(at, at+int32(len(line)))
+		switch {
+		case len(line) == 0:
+			blank = true
+		case !hashed:
+		case cleaned:
+			al.hash = xxhash.Sum64(line)
+		default:
+			al.hash = l.hash
+		}
+		after.lines = append(after.lines, al)
+		switch {
+		case !haveWords:
+		case cleaned:
+			afterWords += words.Count(line)
+		default:
+			afterWords += len(lw)
+		}
+	}
+	rewritten := dst[rowStart:pos]
+	if blank {
+		// An empty kept line (a line of citation markers alone, kept by
+		// rules that allow lines without words) does not make a line of
+		// its own at the end of the text: read the text afresh.
+		after.reset(rewritten)
+	} else {
+		after.derive(rewritten, v.ascii, hashed, haveWords, afterWords)
 	}
 
 	out.i[c4LinesKept][i] = int64(kept)
@@ -198,6 +274,20 @@ func (f *c4) row(text []byte, s *c4Scratch, out *outputs, i int, dst []byte, pos
 		return pos, "sentences"
 	}
 	return pos, ""
+}
+
+// tooLongIn is tooLongWord for a line of text whose words are ws.
+func (f *c4) tooLongIn(line, text []byte, ws []words.Span) bool {
+	limit := f.c.MaxWordLength
+	if int64(len(line)) <= limit {
+		return false
+	}
+	for _, w := range ws {
+		if int64(w.Len()) > limit && int64(runeCount(text[w.Start:w.End])) > limit {
+			return true
+		}
+	}
+	return false
 }
 
 func inAny(b []byte, ps []*phrase) bool {

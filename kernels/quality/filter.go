@@ -188,21 +188,123 @@ func (o *outputs) arrays(c *column) []arrow.Array {
 	return out
 }
 
-// applyRows runs row over every non-null text of the column, with scratch
-// state from pool, and collects the signals and fail reasons: the Apply of
-// the filters that judge each text on its own.
-func applyRows[S any](mem memory.Allocator, text *array.String, specs []signal, pool *sync.Pool,
-	row func(text []byte, s *S, out *outputs, i int) string) Result {
+// runner computes one rule set's signals for the rows of one column.
+type runner interface {
+	// row computes the signals of row i, a text that v views, and returns
+	// the first rule the text fails. Rows come in increasing order; null
+	// rows are skipped.
+	row(v *view, s *scratch, i int) string
+	// after returns the view of row i's text as the rule set left it, for
+	// rule sets that rewrite text, or nil.
+	after() *view
+	// result returns the signals (and the rewritten text) once every row
+	// ran, with the fail reasons the caller collected.
+	result(col *column, fail []string) Result
+}
+
+// kernel is implemented by the filters of this package.
+type kernel interface {
+	Filter
+	// start returns the runner of the filter for col; views are the
+	// rewritten texts' views it may use, its own for each filter of a
+	// chain.
+	start(mem memory.Allocator, col *column, after *view) runner
+}
+
+// scratch is the state one Apply reuses from row to row: the views of the
+// text (the first for the input, one more after each rewriting filter) and
+// each rule set's own. It comes from a pool, so that a worker that has seen
+// large texts reads more without allocating.
+type scratch struct {
+	views []*view
+	gq    gopherQualityScratch
+	gr    gopherRepetitionScratch
+	c4    c4Scratch
+	fw    fineWebScratch
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{gq: gopherQualityScratch{caser: lowerCaser()}} }}
+
+// view returns the scratch's view number k.
+func (s *scratch) view(k int) *view {
+	for len(s.views) <= k {
+		s.views = append(s.views, new(view))
+	}
+	return s.views[k]
+}
+
+// ApplyChain runs filters, made by New, over every text of the column, as
+// consecutive stages would run them: each filter reads the text as the
+// filters before it left it (C4 rewrites it), and all of them read every
+// text, whether an earlier one failed it or not. It returns one Result a
+// filter, each as its Apply would return it for the texts it reads.
+//
+// A text is split into words and lines once, and the lines hashed once,
+// for all the filters that read it: after C4, the next filters read the
+// lines C4 kept, which it knows, and their hashes and words come from the
+// text before.
+func ApplyChain(mem memory.Allocator, text *array.String, filters []Filter) ([]Result, error) {
+	ks := make([]kernel, len(filters))
+	for k, f := range filters {
+		kf, ok := f.(kernel)
+		if !ok {
+			return nil, fmt.Errorf("quality: filter %s was not made by New", f.Name())
+		}
+		ks[k] = kf
+	}
+	return applyChain(mem, text, ks), nil
+}
+
+// applyChain is ApplyChain for filters of this package.
+func applyChain(mem memory.Allocator, text *array.String, ks []kernel) []Result {
 	col := newColumn(mem, text)
 	defer col.release()
-	out := newOutputs(mem, specs, col.n)
-	fail := make([]string, col.n)
-	s := pool.Get().(*S)
-	defer pool.Put(s)
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	runs := make([]runner, len(ks))
+	fails := make([][]string, len(ks))
+	views := 1
+	for k, f := range ks {
+		runs[k] = f.start(mem, &col, s.view(views))
+		if runs[k].after() != nil {
+			views++
+		}
+		fails[k] = make([]string, col.n)
+	}
+	first := s.view(0)
 	for i := range col.n {
-		if t, ok := col.text(i); ok {
-			fail[i] = row(t, s, out, i)
+		t, ok := col.text(i)
+		if !ok {
+			continue
+		}
+		v := first
+		v.reset(t)
+		for k, r := range runs {
+			fails[k][i] = r.row(v, s, i)
+			if a := r.after(); a != nil {
+				v = a
+			}
 		}
 	}
-	return Result{Signals: out.arrays(&col), Fail: fail}
+	out := make([]Result, len(ks))
+	for k, r := range runs {
+		out[k] = r.result(&col, fails[k])
+	}
+	return out
+}
+
+// applyOne is the Apply of a filter of this package: a chain of one.
+func applyOne(mem memory.Allocator, text *array.String, f kernel) (Result, error) {
+	return applyChain(mem, text, []kernel{f})[0], nil
+}
+
+// signalRunner is the part of a runner that fills the signal columns.
+type signalRunner struct {
+	out *outputs
+}
+
+func (r *signalRunner) after() *view { return nil }
+
+func (r *signalRunner) result(col *column, fail []string) Result {
+	return Result{Signals: r.out.arrays(col), Fail: fail}
 }

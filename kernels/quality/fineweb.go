@@ -1,16 +1,11 @@
 package quality
 
 import (
-	"bytes"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cespare/xxhash/v2"
-
-	"github.com/sluice-data/sluice/kernels/words"
 )
 
 var fineWebSignals = []signal{
@@ -28,15 +23,15 @@ const (
 )
 
 type fineWeb struct {
-	c        FineWebConfig
-	endMarks [][]byte          // the end marks of more than one rune
-	endRunes map[rune]struct{} // the end marks of one rune
-	pool     sync.Pool
+	c         FineWebConfig
+	endMarks  [][]byte          // the end marks of more than one rune
+	endRunes  map[rune]struct{} // the end marks of one rune
+	endASCII  [utf8.RuneSelf]bool
+	endNonASC bool // an end mark of one rune is not ASCII
 }
 
 type fineWebScratch struct {
-	lines []words.Span
-	tab   hashTable
+	tab hashTable
 }
 
 func newFineWeb(c FineWebConfig) *fineWeb {
@@ -45,16 +40,29 @@ func newFineWeb(c FineWebConfig) *fineWeb {
 		if utf8.RuneCountInString(m) == 1 {
 			r, _ := utf8.DecodeRuneInString(m)
 			f.endRunes[r] = struct{}{}
+			if r < utf8.RuneSelf {
+				f.endASCII[r] = true
+			} else {
+				f.endNonASC = true
+			}
 		} else {
 			f.endMarks = append(f.endMarks, []byte(m))
 		}
 	}
-	f.pool.New = func() any { return new(fineWebScratch) }
 	return f
 }
 
 // endsWithMark reports whether line b ends with an end mark.
 func (f *fineWeb) endsWithMark(b []byte) bool {
+	if c := b[len(b)-1]; c < utf8.RuneSelf {
+		if f.endASCII[c] {
+			return true
+		}
+		return hasAnySuffix(b, f.endMarks)
+	}
+	if !f.endNonASC {
+		return hasAnySuffix(b, f.endMarks)
+	}
 	r, size := utf8.DecodeLastRune(b)
 	if _, ok := f.endRunes[r]; ok && (r != utf8.RuneError || size > 1) {
 		return true
@@ -66,43 +74,53 @@ func (f *fineWeb) Name() string      { return "fineweb" }
 func (f *fineWeb) Signals() []string { return signalNames(fineWebSignals) }
 
 func (f *fineWeb) Apply(mem memory.Allocator, text *array.String) (Result, error) {
-	return applyRows(mem, text, fineWebSignals, &f.pool, f.row), nil
+	return applyOne(mem, text, f)
 }
 
-func (f *fineWeb) row(text []byte, s *fineWebScratch, out *outputs, i int) string {
+type fineWebRun struct {
+	signalRunner
+	f *fineWeb
+}
+
+func (f *fineWeb) start(mem memory.Allocator, col *column, _ *view) runner {
+	return &fineWebRun{signalRunner{newOutputs(mem, fineWebSignals, col.n)}, f}
+}
+
+func (r *fineWebRun) row(v *view, sc *scratch, i int) string {
+	f, out, s := r.f, r.out, &sc.fw
 	c := &f.c
-	textChars := runeCount(text)
-	ascii := textChars == len(text)
-	s.lines = words.Lines(text, s.lines[:0])
-	s.tab.reset(len(s.lines))
+	text := v.text
+	textChars := v.Chars()
+	ls := v.HashedLines()
+	s.tab.reset(len(ls))
 	lines, punct, short, dupChars := 0, 0, 0, 0
-	for _, l := range s.lines {
-		b := bytes.TrimSpace(text[l.Start:l.End])
-		if len(b) == 0 {
+	for _, l := range ls {
+		if l.a == l.b {
 			if c.CountBlankLines {
 				lines++
 				short++
 			}
 			continue
 		}
+		b := text[l.a:l.b]
 		lines++
 		if f.endsWithMark(b) {
 			punct++
 		}
-		n := chars(b, ascii)
+		n := v.charsOf(l.a, l.b)
 		if int64(n) <= c.ShortLineLength {
 			short++
 		}
-		if c, _ := s.tab.add(xxhash.Sum64(b), 0); c > 1 {
+		if c, _ := s.tab.add(l.hash, 0); c > 1 {
 			dupChars += n
 		}
 	}
 	// Every line but a last one without a line break ends with '\n'.
-	newlines := len(s.lines)
+	newlines := len(ls)
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		newlines--
 	}
-	nw := words.Count(text)
+	nw := v.WordCount()
 
 	punctFrac := ratio(punct, lines)
 	shortFrac := ratio(short, lines)

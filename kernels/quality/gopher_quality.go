@@ -2,7 +2,8 @@ package quality
 
 import (
 	"bytes"
-	"sync"
+	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -50,7 +51,6 @@ type gopherQuality struct {
 	// case, and stopASCII tells that they are all ASCII.
 	fold, stopASCII bool
 	lowerMask       uint64 // asciiLower with fold, else 0
-	pool            sync.Pool
 }
 
 type stopWord struct {
@@ -103,9 +103,7 @@ search:
 }
 
 type gopherQualityScratch struct {
-	words []words.Span
-	lines []words.Span
-	seen  []bool
+	seen  []uint8               // 1 for each distinct stop word found
 	lower []byte                // a non-ASCII word in lower case
 	caser transform.Transformer // lower case as Python's str.lower()
 }
@@ -169,7 +167,6 @@ func newGopherQuality(c GopherQualityConfig) *gopherQuality {
 			f.stopByLen[len(w)] = append(f.stopByLen[len(w)], stopWord{word: w, bytes: []byte(w), index: i})
 		}
 	}
-	f.pool.New = func() any { return &gopherQualityScratch{seen: make([]bool, f.nStop), caser: lowerCaser()} }
 	return f
 }
 
@@ -177,65 +174,103 @@ func (f *gopherQuality) Name() string      { return "gopher_quality" }
 func (f *gopherQuality) Signals() []string { return signalNames(gopherQualitySignals) }
 
 func (f *gopherQuality) Apply(mem memory.Allocator, text *array.String) (Result, error) {
-	return applyRows(mem, text, gopherQualitySignals, &f.pool, f.row), nil
+	return applyOne(mem, text, f)
 }
 
-// row computes the signals of one text into row i of out and returns the
-// first rule it fails.
-func (f *gopherQuality) row(text []byte, s *gopherQualityScratch, out *outputs, i int) string {
+type gopherQualityRun struct {
+	signalRunner
+	f *gopherQuality
+}
+
+func (f *gopherQuality) start(mem memory.Allocator, col *column, _ *view) runner {
+	return &gopherQualityRun{signalRunner{newOutputs(mem, gopherQualitySignals, col.n)}, f}
+}
+
+// row computes the signals of one text into row i of the outputs and
+// returns the first rule it fails.
+func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
+	f, out, s := r.f, r.out, &sc.gq
 	c := &f.c
-	s.words = words.Split(text, s.words[:0])
-	nw := len(s.words)
+	text := v.text
+	ws := v.Words()
+	nw := len(ws)
 
 	totalChars, alpha, stop := 0, 0, 0
-	clear(s.seen)
-	cur := newASCIICursor(text)
-	for _, w := range s.words {
-		start, end := int(w.Start), int(w.End)
-		n, c0 := end-start, text[start]
-		plain := cur.plain(start, end)
-		if plain {
+	distinct := c.DistinctStopWords
+	if v.ascii && f.stop.keys != nil && f.nStop <= 64 {
+		// The common case: every word is plain, and the stop words fit the
+		// table. Without branches on what a word is: found has a bit for
+		// each distinct stop word found.
+		var found uint64
+		hits := 0
+		for _, w := range ws {
+			start, end := int(w.Start), int(w.End)
+			n := end - start
 			totalChars += n
-			if (c0|0x20)-'a' < 26 || hasLetter(text[start:end]) {
+			if (text[start]|0x20)-'a' < 26 || hasLetter(text[start:end]) {
 				alpha++
 			}
-		} else {
-			chars, letter := wordStats(text[start:end])
-			totalChars += chars
-			if letter {
-				alpha++
+			m := min(n, 8)
+			key := loadShort(text, start, start+m) | f.lowerMask>>(64-8*uint(m))
+			slot := key * f.stop.mul >> f.stop.shift
+			hit := b2i(f.stop.keys[slot] == key) & b2i(n <= 8)
+			hits += hit
+			found |= uint64(hit) << (uint(f.stop.index[slot]) & 63)
+		}
+		stop = hits
+		if distinct {
+			stop = bits.OnesCount64(found)
+		}
+	} else {
+		s.seen = slices.Grow(s.seen[:0], f.nStop)[:f.nStop]
+		clear(s.seen)
+		cur := newASCIICursor(text)
+		for _, w := range ws {
+			start, end := int(w.Start), int(w.End)
+			n, c0 := end-start, text[start]
+			plain := cur.plain(start, end)
+			if plain {
+				totalChars += n
+				if (c0|0x20)-'a' < 26 || hasLetter(text[start:end]) {
+					alpha++
+				}
+			} else {
+				chars, letter := wordStats(text[start:end])
+				totalChars += chars
+				if letter {
+					alpha++
+				}
 			}
-		}
-		k := -1
-		switch {
-		case !plain && f.fold:
-			k = f.foldedStopIndex(text[start:end], s)
-		case f.stop.keys == nil:
-			k = f.stopIndex(text[start:end])
-		case n <= 8:
-			k = f.stop.find(loadShort(text, start, end) | f.lowerMask>>(64-8*uint(n)))
-		}
-		if k >= 0 {
-			if !c.DistinctStopWords {
-				stop++
-			} else if !s.seen[k] {
-				s.seen[k] = true
-				stop++
+			k := -1
+			switch {
+			case !plain && f.fold:
+				k = f.foldedStopIndex(text[start:end], s)
+			case f.stop.keys == nil:
+				k = f.stopIndex(text[start:end])
+			case n <= 8:
+				k = f.stop.find(loadShort(text, start, end) | f.lowerMask>>(64-8*uint(n)))
+			}
+			if k >= 0 {
+				if !distinct {
+					stop++
+				} else if s.seen[k] == 0 {
+					s.seen[k] = 1
+					stop++
+				}
 			}
 		}
 	}
-	tokens := nw + symbolTokens(text, s.words)
+	tokens := nw + symbolTokens(text, ws)
 
 	hashes := bytes.Count(text, hashMark)
 	ellipses := bytes.Count(text, dots) + bytes.Count(text, ellipsisRune)
 
 	nl, bullets, ellLines := 0, 0, 0
-	s.lines = words.Lines(text, s.lines[:0])
-	for _, l := range s.lines {
-		b := bytes.TrimSpace(text[l.Start:l.End])
-		if len(b) == 0 {
+	for _, l := range v.Lines() {
+		if l.a == l.b {
 			continue
 		}
+		b := text[l.a:l.b]
 		nl++
 		if hasAnyPrefix(b, f.bullets) {
 			bullets++
@@ -283,6 +318,14 @@ func (f *gopherQuality) row(text []byte, s *gopherQualityScratch, out *outputs, 
 		return "stop_words"
 	}
 	return ""
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // find returns the index of the stop word that packs to key, or -1.

@@ -1,17 +1,13 @@
 package quality
 
 import (
-	"bytes"
 	"math/bits"
 	"slices"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cespare/xxhash/v2"
-
-	"github.com/sluice-data/sluice/kernels/words"
 )
 
 // grSignals is the number of gopher_repetition signals.
@@ -54,12 +50,10 @@ const (
 )
 
 type gopherRepetition struct {
-	max  [grSignals]float64 // thresholds in signal order
-	pool sync.Pool
+	max [grSignals]float64 // thresholds in signal order
 }
 
 type gopherRepetitionScratch struct {
-	spans  []words.Span
 	tab    hashTable
 	wh     []uint64 // hash of each word
 	g      []uint64 // g[i]: hash of the current n-gram starting at word i
@@ -77,7 +71,6 @@ func newGopherRepetition(c GopherRepetitionConfig) *gopherRepetition {
 		c.MaxDup5GramCharFrac, c.MaxDup6GramCharFrac, c.MaxDup7GramCharFrac,
 		c.MaxDup8GramCharFrac, c.MaxDup9GramCharFrac, c.MaxDup10GramCharFrac,
 	}}
-	f.pool.New = func() any { return new(gopherRepetitionScratch) }
 	return f
 }
 
@@ -85,75 +78,96 @@ func (f *gopherRepetition) Name() string      { return "gopher_repetition" }
 func (f *gopherRepetition) Signals() []string { return signalNames(gopherRepetitionSignals[:]) }
 
 func (f *gopherRepetition) Apply(mem memory.Allocator, text *array.String) (Result, error) {
-	col := newColumn(mem, text)
-	defer col.release()
-	out := newOutputs(mem, gopherRepetitionSignals[:], col.n)
-	fail := make([]string, col.n)
-	s := f.pool.Get().(*gopherRepetitionScratch)
-	defer f.pool.Put(s)
-	var v [grSignals]float64
-	for i := range col.n {
-		t, ok := col.text(i)
-		if !ok {
-			continue
-		}
-		s.measure(t, &v)
-		for k, x := range v {
-			out.f[k][i] = x
-			if fail[i] == "" && x > f.max[k] {
-				fail[i] = gopherRepetitionRules[k]
-			}
+	return applyOne(mem, text, f)
+}
+
+type gopherRepetitionRun struct {
+	signalRunner
+	f *gopherRepetition
+	v [grSignals]float64
+}
+
+func (f *gopherRepetition) start(mem memory.Allocator, col *column, _ *view) runner {
+	return &gopherRepetitionRun{signalRunner: signalRunner{newOutputs(mem, gopherRepetitionSignals[:], col.n)}, f: f}
+}
+
+func (r *gopherRepetitionRun) row(v *view, sc *scratch, i int) string {
+	sc.gr.measure(v, &r.v)
+	fail := ""
+	for k, x := range r.v {
+		r.out.f[k][i] = x
+		if fail == "" && x > r.f.max[k] {
+			fail = gopherRepetitionRules[k]
 		}
 	}
-	return Result{Signals: out.arrays(&col), Fail: fail}, nil
+	return fail
 }
 
-// measure computes the signals of one text into v.
-func (s *gopherRepetitionScratch) measure(text []byte, v *[grSignals]float64) {
-	clear(v[:])
-	textChars := runeCount(text)
-	ascii := textChars == len(text)
+// measure computes the signals of the text of v into out.
+func (s *gopherRepetitionScratch) measure(v *view, out *[grSignals]float64) {
+	clear(out[:])
+	text := v.text
+	textChars := v.Chars()
+	ls := v.HashedLines()
 
-	n, dups, dupChars := s.duplicates(text, words.Lines(text, s.spans[:0]), ascii)
-	v[grDupLineFrac] = ratio(dups, n)
-	v[grDupLineCharFrac] = ratio(dupChars, textChars)
-	n, dups, dupChars = s.duplicates(text, words.Paragraphs(text, s.spans[:0]), ascii)
-	v[grDupParaFrac] = ratio(dups, n)
-	v[grDupParaCharFrac] = ratio(dupChars, textChars)
-
-	s.spans = words.Split(text, s.spans[:0])
-	s.ngrams(text, v)
-}
-
-// duplicates counts the non-blank spans of text (lines or paragraphs, with
-// surrounding white space trimmed), those that repeat an earlier one, and
-// the characters of the repeats.
-func (s *gopherRepetitionScratch) duplicates(text []byte, spans []words.Span, ascii bool) (n, dups, dupChars int) {
-	s.spans = spans // keep the grown slice for the next call
-	s.tab.reset(len(spans))
-	for _, sp := range spans {
-		b := bytes.TrimSpace(text[sp.Start:sp.End])
-		if len(b) == 0 {
+	// Lines.
+	s.tab.reset(len(ls))
+	n, dups, dupChars := 0, 0, 0
+	for _, l := range ls {
+		if l.a == l.b {
 			continue
 		}
 		n++
-		if c, _ := s.tab.add(xxhash.Sum64(b), 0); c > 1 {
+		if c, _ := s.tab.add(l.hash, 0); c > 1 {
 			dups++
-			dupChars += chars(b, ascii)
+			dupChars += v.charsOf(l.a, l.b)
 		}
 	}
-	return n, dups, dupChars
+	out[grDupLineFrac] = ratio(dups, n)
+	out[grDupLineCharFrac] = ratio(dupChars, textChars)
+
+	// Paragraphs: runs of non-blank lines, from the start of the first
+	// line's text to the end of the last one's.
+	s.tab.reset(len(ls))
+	n, dups, dupChars = 0, 0, 0
+	for k := 0; k < len(ls); {
+		if ls[k].a == ls[k].b {
+			k++
+			continue
+		}
+		j := k
+		for j+1 < len(ls) && ls[j+1].a < ls[j+1].b {
+			j++
+		}
+		a, b := ls[k].a, ls[j].b
+		h := ls[k].hash
+		if j > k {
+			h = xxhash.Sum64(text[a:b])
+		}
+		n++
+		if c, _ := s.tab.add(h, 0); c > 1 {
+			dups++
+			dupChars += v.charsOf(a, b)
+		}
+		k = j + 1
+	}
+	out[grDupParaFrac] = ratio(dups, n)
+	out[grDupParaCharFrac] = ratio(dupChars, textChars)
+
+	s.ngrams(v, out)
 }
 
 // ngrams computes the top 2- to 4-gram and duplicate 5- to 10-gram
-// character fractions over the words in s.spans.
+// character fractions over the words of the text of v.
 //
 // An n-gram that occurs twice has its (n-1)-gram prefix and suffix occur
 // twice too, so each n only hashes and counts the positions whose two
 // (n-1)-grams were duplicates: clean prose has almost none left after the
 // first few n.
-func (s *gopherRepetitionScratch) ngrams(text []byte, v *[grSignals]float64) {
-	nw := len(s.spans)
+func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
+	text := v.text
+	ws := v.Words()
+	nw := len(ws)
 	if nw < 3 { // two n-grams at least
 		return
 	}
@@ -161,14 +175,23 @@ func (s *gopherRepetitionScratch) ngrams(text []byte, v *[grSignals]float64) {
 	s.g = slices.Grow(s.g[:0], nw)[:nw]
 	s.prefix = slices.Grow(s.prefix[:0], nw+1)[:nw+1]
 	s.dup = slices.Grow(s.dup[:0], nw)[:nw]
-	cur := newASCIICursor(text)
 	total := 0
 	s.prefix[0] = 0
-	for i, w := range s.spans {
-		h := wordHash(text, int(w.Start), int(w.End))
-		s.wh[i], s.g[i] = h, h
-		total += cur.chars(int(w.Start), int(w.End))
-		s.prefix[i+1] = total
+	if v.ascii {
+		for i, w := range ws {
+			h := wordHash(text, int(w.Start), int(w.End))
+			s.wh[i], s.g[i] = h, h
+			total += int(w.End - w.Start)
+			s.prefix[i+1] = total
+		}
+	} else {
+		cur := newASCIICursor(text)
+		for i, w := range ws {
+			h := wordHash(text, int(w.Start), int(w.End))
+			s.wh[i], s.g[i] = h, h
+			total += cur.chars(int(w.Start), int(w.End))
+			s.prefix[i+1] = total
+		}
 	}
 
 	// Words that may occur twice: a word's bucket in s.seen counts it and
@@ -237,7 +260,7 @@ func (s *gopherRepetitionScratch) ngrams(text []byte, v *[grSignals]float64) {
 		}
 		s.list = s.list[:k]
 		if n <= 4 {
-			v[grTop2+n-2] = min(1, float64(best)*float64(bestChars)/float64(total))
+			out[grTop2+n-2] = min(1, float64(best)*float64(bestChars)/float64(total))
 			continue
 		}
 		// Characters of the words covered by a duplicated n-gram, each word
@@ -251,7 +274,7 @@ func (s *gopherRepetitionScratch) ngrams(text []byte, v *[grSignals]float64) {
 			end = i + int32(n)
 		}
 		covered += s.prefix[end] - s.prefix[start]
-		v[grTop2+n-2] = float64(covered) / float64(total)
+		out[grTop2+n-2] = float64(covered) / float64(total)
 	}
 }
 
