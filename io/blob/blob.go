@@ -566,29 +566,32 @@ type Writer struct {
 	n      int64
 }
 
-// Upload part sizes and parallelism.
+// Upload part sizes and parallelism: a writer holds up to partSize times
+// partsInFlight bytes. A multipart upload has at most maxParts parts, so
+// Upload sizes its parts by the file's size.
 const (
-	partSize     = 16 << 20
-	partsInFlght = 4
+	partSize      = 8 << 20
+	partsInFlight = 4
+	maxParts      = 9000
 )
 
 // Create starts writing the object at u, replacing any object there once
-// closed.
+// closed. Objects up to some 70 GB may be written so; Upload takes any
+// size.
 func Create(ctx context.Context, u string) (*Writer, error) {
-	return create(ctx, u, false)
+	return create(ctx, u, false, partSize)
 }
 
-// CreateNew is Create, but Close fails with an error of kind Exists
-// (errors.Is(err, os.ErrExist)) when an object is already at u, where the
-// store can tell.
+// CreateNew is Create, but Close fails with ErrExists when an object is
+// already at u, where the store can tell.
 func CreateNew(ctx context.Context, u string) (*Writer, error) {
-	return create(ctx, u, true)
+	return create(ctx, u, true, partSize)
 }
 
 // ErrExists is returned by a Writer of CreateNew when the object exists.
 var ErrExists = errors.New("object exists")
 
-func create(ctx context.Context, u string, ifNotExist bool) (*Writer, error) {
+func create(ctx context.Context, u string, ifNotExist bool, part int) (*Writer, error) {
 	b, key, err := open(ctx, u)
 	if err != nil {
 		return nil, err
@@ -598,7 +601,7 @@ func create(ctx context.Context, u string, ifNotExist bool) (*Writer, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w, err := b.NewWriter(ctx, key, &blob.WriterOptions{
-		BufferSize: partSize, MaxConcurrency: partsInFlght,
+		BufferSize: part, MaxConcurrency: partsInFlight,
 		ContentType: contentType(key), IfNotExist: ifNotExist,
 	})
 	if err != nil {
@@ -663,7 +666,11 @@ func Upload(ctx context.Context, local, u string) error {
 		return err
 	}
 	defer f.Close()
-	w, err := Create(ctx, u)
+	part := partSize
+	if st, err := f.Stat(); err == nil && st.Size()/maxParts >= int64(part) {
+		part = int(st.Size()/maxParts) + 1<<20
+	}
+	w, err := create(ctx, u, false, part)
 	if err != nil {
 		return err
 	}
