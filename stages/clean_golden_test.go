@@ -412,3 +412,58 @@ func TestCleanGolden(t *testing.T) {
 		t.Errorf("%d lines, want %d", len(gl), len(wl))
 	}
 }
+
+// TestQualityStagesLink checks that consecutive quality stages learn which
+// stage reads their output, that the stages after one that passes on a
+// new text column (pii masks the text) compute their own results, and
+// that a stage that is not linked computes its own.
+func TestQualityStagesLink(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	docs := goldenDocs(t)
+	c := quality.DefaultConfig()
+	for _, annotate := range []bool{false, true} {
+		sts := cleanStages(t, c, annotate)
+		gq, gr, c4, fw, pii := sts[1].(*Quality), sts[2].(*Quality), sts[3].(*Quality), sts[4].(*Quality), sts[5]
+		// gopher_quality, gopher_repetition, pii, c4, fineweb.
+		split := []pipeline.Stage{sts[0], gq, gr, pii, c4, fw}
+		var want, got []string
+		for start := 0; start < len(docs); start += goldenBatch {
+			end := min(start+goldenBatch, len(docs))
+			rec := textBatch(mem, docs[start:end])
+			res := runChain(t, mem, split, rec, int64(start))
+			var b strings.Builder
+			describeRows(&b, new(string), "", start, end-start, res)
+			got = append(got, b.String())
+			res.kept.Release()
+			rec.Release()
+		}
+		if gq.next.Load() != gr || gr.next.Load() != nil || c4.next.Load() != fw || fw.next.Load() != nil {
+			t.Errorf("annotate %v: links gq→%p gr→%p c4→%p fw→%p, want gq→gr (%p), c4→fw (%p)",
+				annotate, gq.next.Load(), gr.next.Load(), c4.next.Load(), fw.next.Load(), gr, fw)
+		}
+		// The same stages, fresh, and never linked: each computes its own.
+		fresh := cleanStages(t, c, annotate)
+		alone := []pipeline.Stage{fresh[0], fresh[1], fresh[2], fresh[5], fresh[3], fresh[4]}
+		for start := 0; start < len(docs); start += goldenBatch {
+			end := min(start+goldenBatch, len(docs))
+			rec := textBatch(mem, docs[start:end])
+			for _, st := range alone {
+				if q, ok := st.(*Quality); ok {
+					q.next.Store(nil)
+				}
+			}
+			res := runChain(t, mem, alone, rec, int64(start))
+			var b strings.Builder
+			describeRows(&b, new(string), "", start, end-start, res)
+			want = append(want, b.String())
+			res.kept.Release()
+			rec.Release()
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("annotate %v: batch %d differs between linked and unlinked stages:\n%s\nwant\n%s", annotate, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -22,6 +23,9 @@ type Quality struct {
 	config    quality.Config
 	rules     any // the rule set's part of config, a pointer into it
 	fields    []arrow.Field
+	// next is the quality stage seen to read this one's output: this one
+	// computes its results too (see handoff).
+	next atomic.Pointer[Quality]
 }
 
 // NewQuality returns the stage for the rule set name with config c.
@@ -76,7 +80,7 @@ func (q *Quality) Process(ctx context.Context, mem memory.Allocator, batch *pipe
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	res, err := q.filter.Apply(mem, text)
+	res, rest, rows, err := q.results(mem, text, takeHandoff(text))
 	if err != nil {
 		return pipeline.Result{}, err
 	}
@@ -91,7 +95,15 @@ func (q *Quality) Process(ctx context.Context, mem memory.Allocator, batch *pipe
 		res.Rewritten.Release()
 		defer in.Release()
 	}
-	return decide(ctx, mem, q.filter.Name(), in, res.Fail, q.annotate, q.signalFields(), res.Signals)
+	out, err := decide(ctx, mem, q.filter.Name(), in, res.Fail, q.annotate, q.signalFields(), res.Signals)
+	if err != nil {
+		for _, a := range rest {
+			a.res.Release()
+		}
+		return pipeline.Result{}, err
+	}
+	q.passOn(out.Kept, out.Keep, rows, rest)
+	return out, nil
 }
 
 // RuleSetConfig returns a pointer to the field of c that configures the
