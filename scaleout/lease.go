@@ -1,7 +1,6 @@
 package scaleout
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -105,16 +104,12 @@ func alive(pid int) bool {
 // and when it was last written.
 func readLease(path string) ([]byte, Marker, time.Time, error) {
 	var m Marker
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, m, time.Time{}, err
-	}
-	st, err := os.Stat(path)
+	b, modified, err := storeOf(path).read(path)
 	if err != nil {
 		return nil, m, time.Time{}, err
 	}
 	json.Unmarshal(b, &m) // a lease that is not JSON lives by its file's time
-	return b, m, st.ModTime(), nil
+	return b, m, modified, nil
 }
 
 // createExclusive writes data to path unless path exists (fs.ErrExist):
@@ -169,9 +164,7 @@ func (e errHeld) Error() string {
 // stale lease it took over, if any.
 func (p *Plan) tryLease(ph Phase, i int, m Marker, timing LeaseTiming) (l *lease, taken *Marker, err error) {
 	path := p.markerPath(ph, i, running)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, err
-	}
+	st := storeOf(path)
 	host, _ := os.Hostname()
 	for attempt := 0; ; attempt++ {
 		stamp(&m, timing)
@@ -179,7 +172,7 @@ func (p *Plan) tryLease(ph Phase, i int, m Marker, timing LeaseTiming) (l *lease
 		if err != nil {
 			return nil, nil, err
 		}
-		err = createExclusive(path, append(b, '\n'))
+		err = st.create(path, append(b, '\n'))
 		if err == nil {
 			return &lease{path: path, token: m.Token, marker: m, timing: timing}, taken, nil
 		}
@@ -199,26 +192,13 @@ func (p *Plan) tryLease(ph Phase, i int, m Marker, timing LeaseTiming) (l *lease
 		if attempt > 100 {
 			return nil, nil, fmt.Errorf("%s: could not take over the stale lease", path)
 		}
-		// Stale: move it aside under a name of our own, and make sure what
-		// was moved is the stale lease read above, not a fresh one that
-		// took its place meanwhile (then it goes back).
-		aside := path + ".stale-" + m.Token
-		if err := os.Rename(path, aside); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, nil, err
-		}
-		moved, err := os.ReadFile(aside)
+		ok, err := st.takeOver(path, raw, m.Token)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !bytes.Equal(moved, raw) {
-			os.Link(aside, path) // fails only if yet another lease is in place
-			os.Remove(aside)
+		if !ok {
 			continue
 		}
-		os.Remove(aside)
 		c := cur
 		taken = &c
 	}
@@ -265,21 +245,10 @@ func (l *lease) renew() (Marker, bool) {
 	if err != nil {
 		return Marker{}, true
 	}
-	dir := filepath.Dir(l.path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(l.path)+".tmp-*")
-	if err != nil {
-		return Marker{}, true // a missed heartbeat; the next may succeed
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return Marker{}, true
-	}
-	// The narrow window between the check above and this rename is why
+	// The narrow window between the check above and this write is why
 	// a lease expires only after several missed heartbeats.
-	if err := os.Rename(tmp.Name(), l.path); err != nil {
-		os.Remove(tmp.Name())
-		return Marker{}, true
+	if err := storeOf(l.path).write(l.path, append(b, '\n')); err != nil {
+		return Marker{}, true // a missed heartbeat; the next may succeed
 	}
 	l.marker = m
 	return m, true
@@ -308,7 +277,7 @@ func (l *lease) stopKeeping() {
 func (l *lease) release() {
 	l.stopKeeping()
 	if _, ok := l.held(); ok {
-		os.Remove(l.path)
+		storeOf(l.path).remove(l.path)
 	}
 }
 

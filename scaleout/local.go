@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/sluice-data/sluice/io/blob"
 )
 
 // RunLocal runs the plan's phases on this machine, each phase's missing
@@ -101,7 +103,7 @@ func (p *Plan) attemptLog(ph Phase, i int) (*os.File, error) {
 // absPath is path made absolute against the plan's directory.
 func (p *Plan) absPath(elem ...string) string {
 	path := p.path(elem...)
-	if filepath.IsAbs(path) {
+	if filepath.IsAbs(path) || blob.IsURL(path) {
 		return path
 	}
 	return filepath.Join(p.Dir, path)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/pipeline"
@@ -149,7 +150,7 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Dir: dir, Out: filepath.Clean(out), Pipeline: string(pipelineText), PipelineName: pipelineName,
+	p := &Plan{Dir: dir, Out: cleanOut(out), Pipeline: string(pipelineText), PipelineName: pipelineName,
 		Settings: SettingsOf(cfg), Inputs: inputs, SplitHashes: hashes, Shards: Split(inputs, tasks),
 		Started: cfg.Started.UTC().Format(time.RFC3339Nano)}
 	if cfg.Started.IsZero() {
@@ -261,9 +262,21 @@ func (p *Plan) phaseOf(k Kind, stage int) Phase {
 	panic(fmt.Sprintf("scaleout: plan has no %s phase for stage %d", k, stage)) // the plan was built with it
 }
 
-// path returns a path under the output directory.
+// path returns a path under the output directory: a URL under an
+// object-store output.
 func (p *Plan) path(elem ...string) string {
+	if blob.IsURL(p.Out) {
+		return blob.Join(p.Out, elem...)
+	}
 	return filepath.Join(append([]string{p.Out}, elem...)...)
+}
+
+// cleanOut cleans an output path or URL.
+func cleanOut(out string) string {
+	if blob.IsURL(out) {
+		return blob.Clean(out)
+	}
+	return filepath.Clean(out)
 }
 
 // workDir is the directory of task i of a phase's own files.

@@ -123,7 +123,8 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 	// of the copy that took over.
 	err = t.holdsLease()
 	if err == nil {
-		os.Remove(plan.markerPath(ph, index, failed))
+		failedMarker := plan.markerPath(ph, index, failed)
+		storeOf(failedMarker).remove(failedMarker)
 		err = t.clean()
 	}
 	if err == nil {
@@ -361,12 +362,14 @@ func (p *Plan) writeMarker(ph Phase, i int, k markerKind, m Marker) error {
 	if err != nil {
 		return err
 	}
-	return dataset.WriteFile(p.markerPath(ph, i, k), append(b, '\n'))
+	path := p.markerPath(ph, i, k)
+	return storeOf(path).write(path, append(b, '\n'))
 }
 
 func (p *Plan) readMarker(ph Phase, i int, k markerKind) (Marker, bool) {
 	var m Marker
-	b, err := os.ReadFile(p.markerPath(ph, i, k))
+	path := p.markerPath(ph, i, k)
+	b, _, err := storeOf(path).read(path)
 	if err != nil {
 		return m, false
 	}
@@ -377,12 +380,13 @@ func (p *Plan) readMarker(ph Phase, i int, k markerKind) (Marker, bool) {
 // there, and for the merge, manifest.json too (removed, the merge runs
 // again).
 func (p *Plan) isDone(ph Phase, i int) bool {
-	if _, err := os.Stat(p.markerPath(ph, i, done)); err != nil {
+	marker := p.markerPath(ph, i, done)
+	if !storeOf(marker).exists(marker) {
 		return false
 	}
 	if ph.Kind == Merge {
-		_, err := os.Stat(p.path(layout.ManifestName))
-		return err == nil
+		manifest := p.path(layout.ManifestName)
+		return storeOf(manifest).exists(manifest)
 	}
 	return true
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,11 +49,12 @@ func (p *Plan) PrepareRelaunch() ([]string, error) {
 		return nil, nil
 	}
 	var notes []string
-	if _, err := os.Stat(p.markerPath(merge, 0, done)); err == nil {
+	if m := p.markerPath(merge, 0, done); storeOf(m).exists(m) {
 		notes = append(notes, fmt.Sprintf("%s is gone: the merge runs again", p.path(layout.ManifestName)))
 	}
 	record := p.path("_work", "markers", workRemoved)
-	if _, err := os.Stat(record); err != nil {
+	books := storeOf(record)
+	if !books.exists(record) {
 		return notes, nil
 	}
 	var again []string
@@ -63,13 +63,13 @@ func (p *Plan) PrepareRelaunch() ([]string, error) {
 			continue
 		}
 		for i := 0; i < ph.Tasks; i++ {
-			if err := os.Remove(p.markerPath(ph, i, done)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := books.remove(p.markerPath(ph, i, done)); err != nil {
 				return notes, err
 			}
 		}
 		again = append(again, ph.Name)
 	}
-	if err := os.Remove(record); err != nil {
+	if err := books.remove(record); err != nil {
 		return notes, err
 	}
 	if len(again) > 0 {
