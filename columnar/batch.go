@@ -44,15 +44,44 @@ func Filter(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, ke
 	case 0:
 		return rec.NewSlice(0, 0), nil
 	}
-	b := array.NewBooleanBuilder(mem)
-	defer b.Release()
-	b.Reserve(len(keep))
-	for _, k := range keep {
-		b.UnsafeAppend(k == want)
+	// Runs of kept rows are copied at once; columns of the types that
+	// filterArray does not take go through compute.
+	spans, _ := keptSpans(keep, want)
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	var mask arrow.Array
+	defer func() {
+		if mask != nil {
+			mask.Release()
+		}
+	}()
+	for i, col := range rec.Columns() {
+		if c, ok := filterArray(mem, col, spans, n); ok {
+			cols[i] = c
+			continue
+		}
+		if mask == nil {
+			b := array.NewBooleanBuilder(mem)
+			b.Reserve(len(keep))
+			for _, k := range keep {
+				b.UnsafeAppend(k == want)
+			}
+			mask = b.NewBooleanArray()
+			b.Release()
+		}
+		c, err := compute.FilterArray(compute.WithAllocator(ctx, mem), col, mask, *compute.DefaultFilterOptions())
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = c
 	}
-	mask := b.NewBooleanArray()
-	defer mask.Release()
-	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+	return array.NewRecordBatch(rec.Schema(), cols, int64(n)), nil
 }
 
 // SetColumns returns rec with the given columns: a field whose name rec
