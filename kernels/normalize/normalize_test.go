@@ -725,3 +725,18 @@ func BenchmarkColumn(b *testing.B) {
 		out.Release()
 	}
 }
+
+// TestColumnUnchangedIsInput checks that a column that normalization
+// leaves alone comes back as itself, without a copy.
+func TestColumnUnchangedIsInput(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	clean := "Crème brûlée in the café."
+	arr := buildStrings(mem, []*string{&clean, nil, &clean})
+	defer arr.Release()
+	got, changed := Column(mem, arr, Options{})
+	defer got.Release()
+	if got != arr || changed != 0 {
+		t.Fatalf("Column of clean texts: %v (%d changed), want the input itself", got, changed)
+	}
+}

@@ -2,6 +2,7 @@ package pii
 
 import (
 	"flag"
+	"fmt"
 	"github.com/sluice-data/sluice/internal/arrowtest"
 	"os"
 	"path/filepath"
@@ -408,5 +409,57 @@ func TestColumnGrowth(t *testing.T) {
 		if out.Value(i) != want || counts[0].Value(i) != int64(n[IP]) {
 			t.Errorf("row %d: got %d bytes, count %d; want %d bytes, count %d", i, len(out.Value(i)), counts[0].Value(i), len(want), n[IP])
 		}
+	}
+}
+
+// TestColumnRuns masks columns where runs of rows without a match, nulls
+// among them, lie between rows with one, and checks that a column without
+// any match comes back as itself.
+func TestColumnRuns(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	m := mustMasker(t, Options{})
+	plain := strings.Repeat("nothing to see here, 12 items. ", 40)
+	var vals []*string
+	for i := range 60 {
+		switch {
+		case i%11 == 4:
+			vals = append(vals, nil)
+		case i%13 == 7 || i == 59:
+			vals = append(vals, ptr(fmt.Sprintf("row %d: mail a%d@example.com, ::1 ::1 ::1 ::1 ::1 ::1 ::1 ::1 %s", i, i, plain[:i])))
+		default:
+			vals = append(vals, ptr(plain[i:]))
+		}
+	}
+	arr := buildStrings(mem, vals)
+	defer arr.Release()
+	for _, sl := range [][2]int{{0, 60}, {5, 40}, {8, 20}} {
+		in := array.NewSlice(arr, int64(sl[0]), int64(sl[1])).(*array.String)
+		out, counts := m.Column(mem, in)
+		for i, v := range vals[sl[0]:sl[1]] {
+			if v == nil {
+				if out.IsValid(i) || counts[0].IsValid(i) {
+					t.Errorf("%v row %d: want null", sl, i)
+				}
+				continue
+			}
+			want, n := m.Mask(*v)
+			if out.Value(i) != want {
+				t.Errorf("%v row %d: got %q, want %q", sl, i, out.Value(i), want)
+			}
+			for j, k := range m.Kinds() {
+				if counts[j].Value(i) != int64(n[k]) {
+					t.Errorf("%v row %d: %s count %d, want %d", sl, i, k, counts[j].Value(i), n[k])
+				}
+			}
+		}
+		if sl == [2]int{8, 20} && out != in {
+			t.Errorf("%v: a column without matches was copied", sl)
+		}
+		out.Release()
+		for _, c := range counts {
+			c.Release()
+		}
+		in.Release()
 	}
 }
