@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/internal/testcorpus"
 	"github.com/sluice-data/sluice/kernels/quality"
 	"github.com/sluice-data/sluice/pipeline"
@@ -413,10 +414,36 @@ func TestCleanGolden(t *testing.T) {
 	}
 }
 
+// copyText is a stage that passes on a copy of the text column, as a stage
+// that rewrites texts does.
+type copyText struct{}
+
+func (copyText) Name() string                                         { return "copy_text" }
+func (copyText) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) { return in, nil }
+func (copyText) Process(_ context.Context, mem memory.Allocator, b *pipeline.Batch) (pipeline.Result, error) {
+	text, idx, err := textColumn(b.Rec, "text")
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	sb := array.NewStringBuilder(mem)
+	defer sb.Release()
+	for i := range text.Len() {
+		if text.IsNull(i) {
+			sb.AppendNull()
+		} else {
+			sb.Append(text.Value(i))
+		}
+	}
+	c := sb.NewStringArray()
+	defer c.Release()
+	return pipeline.Result{Kept: columnar.SetColumns(b.Rec, []arrow.Field{b.Rec.Schema().Field(idx)}, []arrow.Array{c})}, nil
+}
+
 // TestQualityStagesLink checks that consecutive quality stages learn which
-// stage reads their output, that the stages after one that passes on a
-// new text column (pii masks the text) compute their own results, and
-// that a stage that is not linked computes its own.
+// stage reads their output, also across a stage that passes the text
+// column on as it is (pii without personal data), that the stage after one
+// that passes on a new text column computes its own results, and that
+// the results are those of stages that are never linked.
 func TestQualityStagesLink(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -425,8 +452,7 @@ func TestQualityStagesLink(t *testing.T) {
 	for _, annotate := range []bool{false, true} {
 		sts := cleanStages(t, c, annotate)
 		gq, gr, c4, fw, pii := sts[1].(*Quality), sts[2].(*Quality), sts[3].(*Quality), sts[4].(*Quality), sts[5]
-		// gopher_quality, gopher_repetition, pii, c4, fineweb.
-		split := []pipeline.Stage{sts[0], gq, gr, pii, c4, fw}
+		split := []pipeline.Stage{sts[0], gq, pii, gr, copyText{}, c4, fw}
 		var want, got []string
 		for start := 0; start < len(docs); start += goldenBatch {
 			end := min(start+goldenBatch, len(docs))
@@ -444,7 +470,7 @@ func TestQualityStagesLink(t *testing.T) {
 		}
 		// The same stages, fresh, and never linked: each computes its own.
 		fresh := cleanStages(t, c, annotate)
-		alone := []pipeline.Stage{fresh[0], fresh[1], fresh[2], fresh[5], fresh[3], fresh[4]}
+		alone := []pipeline.Stage{fresh[0], fresh[1], fresh[5], fresh[2], copyText{}, fresh[3], fresh[4]}
 		for start := 0; start < len(docs); start += goldenBatch {
 			end := min(start+goldenBatch, len(docs))
 			rec := textBatch(mem, docs[start:end])
