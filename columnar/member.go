@@ -85,3 +85,22 @@ func Unmask(a arrow.Array) arrow.Array {
 	}
 	return a
 }
+
+// TypeName renders an Arrow type without the "nullable" notes of its
+// String method: struct<src: utf8, tags: list<utf8>>.
+func TypeName(dt arrow.DataType) string {
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		parts := make([]string, t.NumFields())
+		for i, f := range t.Fields() {
+			parts[i] = f.Name + ": " + TypeName(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ", ") + ">"
+	case *arrow.MapType:
+		return "map<" + TypeName(t.KeyType()) + ", " + TypeName(t.ItemType()) + ">"
+	case arrow.ListLikeType:
+		return t.Name() + "<" + TypeName(t.Elem()) + ">"
+	default:
+		return dt.String()
+	}
+}

@@ -120,7 +120,7 @@ func readJSONL(f input.File, set int, o EvalOptions, examples []Example) ([]Exam
 			return nil, fmt.Errorf("%s: an evaluation example is a JSON object", where())
 		}
 		ex := Example{Set: set, Line: lines.Line(), ID: strconv.FormatInt(lines.Line(), 10)}
-		if id, ok := member(&doc, root, o.IDField); ok {
+		if id, ok := doc.Member(root, o.IDField); ok {
 			if k := doc.Node(id).Kind; k == jsonl.KindString || k == jsonl.KindNumber {
 				ex.ID = string(doc.Bytes(id))
 			}
@@ -135,7 +135,7 @@ func readJSONL(f input.File, set int, o EvalOptions, examples []Example) ([]Exam
 		} else {
 			found := false
 			for _, field := range o.Fields {
-				if v, ok := member(&doc, root, field); ok {
+				if v, ok := doc.Member(root, field); ok {
 					found = true
 					text = appendJSONText(text, &doc, v)
 				}
@@ -147,29 +147,6 @@ func readJSONL(f input.File, set int, o EvalOptions, examples []Example) ([]Exam
 		ex.Text = string(text)
 		examples = append(examples, ex)
 	}
-}
-
-// member finds the value at a dotted path of object members.
-func member(doc *jsonl.Doc, node int32, path string) (int32, bool) {
-	if path == "" {
-		return 0, false
-	}
-	for _, part := range strings.Split(path, ".") {
-		if doc.Node(node).Kind != jsonl.KindObject {
-			return 0, false
-		}
-		found := false
-		for _, c := range doc.Children(node) {
-			if string(doc.Key(c)) == part {
-				node, found = c, true
-				break
-			}
-		}
-		if !found {
-			return 0, false
-		}
-	}
-	return node, true
 }
 
 // appendJSONText appends the strings and numbers of a value, each followed

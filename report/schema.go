@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/schema"
 )
@@ -42,7 +42,7 @@ func (rep *Report) readSchema(r *Run) error {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			for _, f := range s.Fields() {
-				c := &Column{Name: f.Name, Type: typeName(f.Type), HasNulls: true, dt: f.Type}
+				c := &Column{Name: f.Name, Type: columnar.TypeName(f.Type), HasNulls: true, dt: f.Type}
 				if k := f.Metadata.FindKey(schema.EncodingKey); k >= 0 {
 					c.Encoding = f.Metadata.Values()[k]
 				}
@@ -124,23 +124,4 @@ func isString(dt arrow.DataType) bool {
 		return true
 	}
 	return false
-}
-
-// typeName renders an Arrow type without nullability notes:
-// struct<source: utf8, url: utf8>.
-func typeName(dt arrow.DataType) string {
-	switch t := dt.(type) {
-	case *arrow.StructType:
-		parts := make([]string, t.NumFields())
-		for i, f := range t.Fields() {
-			parts[i] = f.Name + ": " + typeName(f.Type)
-		}
-		return "struct<" + strings.Join(parts, ", ") + ">"
-	case *arrow.MapType:
-		return "map<" + typeName(t.KeyType()) + ", " + typeName(t.ItemType()) + ">"
-	case arrow.ListLikeType:
-		return t.Name() + "<" + typeName(t.Elem()) + ">"
-	default:
-		return dt.String()
-	}
 }

@@ -92,7 +92,7 @@ func readLabelledJSONL(ctx context.Context, f input.File, src labelSource, fn fu
 			return fmt.Errorf("%s: a row is a JSON object", where)
 		}
 		ex := labelled{where: where}
-		text, ok := jsonMember(&doc, root, src.textField)
+		text, ok := doc.Member(root, src.textField)
 		if !ok || doc.Node(text).Kind != jsonl.KindString {
 			if !ok {
 				return fmt.Errorf("%s: no text field %q (--text-field)", where, src.textField)
@@ -106,7 +106,7 @@ func readLabelledJSONL(ctx context.Context, f input.File, src labelSource, fn fu
 		if src.labelField == "" {
 			ex.labels = []string{src.fixed}
 		} else {
-			v, ok := jsonMember(&doc, root, src.labelField)
+			v, ok := doc.Member(root, src.labelField)
 			if !ok {
 				return fmt.Errorf("%s: %w %q (fields: %s)", where, errNoLabelField, src.labelField, jsonKeys(&doc, root))
 			}
@@ -118,25 +118,6 @@ func readLabelledJSONL(ctx context.Context, f input.File, src labelSource, fn fu
 			return err
 		}
 	}
-}
-
-func jsonMember(doc *jsonl.Doc, node int32, path string) (int32, bool) {
-	for _, part := range strings.Split(path, ".") {
-		if doc.Node(node).Kind != jsonl.KindObject {
-			return 0, false
-		}
-		found := false
-		for _, c := range doc.Children(node) {
-			if string(doc.Key(c)) == part {
-				node, found = c, true
-				break
-			}
-		}
-		if !found {
-			return 0, false
-		}
-	}
-	return node, true
 }
 
 func jsonKeys(doc *jsonl.Doc, node int32) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
@@ -387,7 +388,7 @@ func (c *columnScan) add(rec arrow.RecordBatch) {
 
 func (c *columnScan) report(rep *inspectReport) {
 	for i, f := range c.schema.Fields() {
-		typ := typeName(f.Type)
+		typ := columnar.TypeName(f.Type)
 		if k := f.Metadata.FindKey(schema.EncodingKey); k >= 0 {
 			typ += " (" + f.Metadata.Values()[k] + ")"
 		}
@@ -404,25 +405,6 @@ func (c *columnScan) report(rep *inspectReport) {
 	h := &c.hist
 	rep.Text = &textReport{Field: c.textField, CharsTotal: h.Sum(), Min: h.Min(), Mean: h.Mean(),
 		P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99), Max: h.Max(), values: h.Count()}
-}
-
-// typeName renders an Arrow type without the "nullable" notes of its
-// String method: struct<src: utf8, tags: list<utf8>>.
-func typeName(dt arrow.DataType) string {
-	switch t := dt.(type) {
-	case *arrow.StructType:
-		parts := make([]string, t.NumFields())
-		for i, f := range t.Fields() {
-			parts[i] = f.Name + ": " + typeName(f.Type)
-		}
-		return "struct<" + strings.Join(parts, ", ") + ">"
-	case *arrow.MapType:
-		return "map<" + typeName(t.KeyType()) + ", " + typeName(t.ItemType()) + ">"
-	case arrow.ListLikeType:
-		return t.Name() + "<" + typeName(t.Elem()) + ">"
-	default:
-		return dt.String()
-	}
 }
 
 // readManifestCounts adds the counts of the manifest that sluice wrote with

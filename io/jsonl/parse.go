@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sluice-data/sluice/schema"
@@ -110,6 +111,30 @@ func (d *Doc) Parse(src []byte) (int32, error) {
 
 // Node returns node i.
 func (d *Doc) Node(i int32) *Node { return &d.nodes[i] }
+
+// Member returns the node at a dotted path of object members below node
+// (meta.source), and false when a part is missing or not an object's.
+func (d *Doc) Member(node int32, path string) (int32, bool) {
+	if path == "" {
+		return 0, false
+	}
+	for _, part := range strings.Split(path, ".") {
+		if d.Node(node).Kind != KindObject {
+			return 0, false
+		}
+		found := false
+		for _, c := range d.Children(node) {
+			if string(d.Key(c)) == part {
+				node, found = c, true
+				break
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	}
+	return node, true
+}
 
 // Children returns the indices of the children of container node i.
 func (d *Doc) Children(i int32) []int32 {
