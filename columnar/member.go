@@ -104,3 +104,20 @@ func TypeName(dt arrow.DataType) string {
 		return dt.String()
 	}
 }
+
+// Column returns the top-level column of rec named name, or nil.
+func Column(rec arrow.RecordBatch, name string) arrow.Array {
+	if idx := rec.Schema().FieldIndices(name); len(idx) > 0 {
+		return rec.Column(idx[0])
+	}
+	return nil
+}
+
+// ValueString returns row i of col as text: a string as it is, a number
+// in decimal; "" for null or a nil column.
+func ValueString(col arrow.Array, i int) string {
+	if col == nil || col.IsNull(i) {
+		return ""
+	}
+	return col.ValueStr(i)
+}

@@ -216,7 +216,7 @@ func (d *rowDiff) spill(ctx context.Context) error {
 		var key []byte
 		werr = provenance.ReadRows(ctx, d.mem, d.files[side], []string{d.opts.IDField, d.opts.TextField}, func(b *pipeline.Batch) error {
 			rec := b.Rec
-			ids, texts := column(rec, d.opts.IDField), column(rec, d.opts.TextField)
+			ids, texts := columnar.Column(rec, d.opts.IDField), columnar.Column(rec, d.opts.TextField)
 			for i := 0; i < int(rec.NumRows()); i++ {
 				h := textHash(texts, i)
 				key = d.keyOf(key, ids, i, h)
@@ -415,7 +415,7 @@ func (d *rowDiff) collectSide(ctx context.Context, side int, want map[[2]int64]b
 	var row int64
 	err := provenance.ReadRows(ctx, d.mem, d.files[side], cols, func(b *pipeline.Batch) error {
 		rec := b.Rec
-		ids, texts := column(rec, d.opts.IDField), column(rec, d.opts.TextField)
+		ids, texts := columnar.Column(rec, d.opts.IDField), columnar.Column(rec, d.opts.TextField)
 		n := int(rec.NumRows())
 		var keep []bool
 		var kinds []string
@@ -435,15 +435,15 @@ func (d *rowDiff) collectSide(ctx context.Context, side int, want map[[2]int64]b
 					kinds[len(kinds)-1] = Changed
 				}
 			}
-			id := valueString(ids, i)
+			id := columnar.ValueString(ids, i)
 			if id == "" {
 				id = b.Origin(i)
 			}
 			if isOnly && int64(len(*only)) < min(nOnly, int64(d.nEx)) {
-				*only = append(*only, Example{ID: id, Row: r + 1, Text: snippet(valueString(texts, i), 100)})
+				*only = append(*only, Example{ID: id, Row: r + 1, Text: snippet(columnar.ValueString(texts, i), 100)})
 			}
 			if want[[2]int64{int64(side), r}] {
-				d.texts[[2]int64{int64(side), r}] = valueString(texts, i)
+				d.texts[[2]int64{int64(side), r}] = columnar.ValueString(texts, i)
 				if side == 1 {
 					d.idsOf[r] = id
 				}
@@ -545,20 +545,6 @@ func textHash(col arrow.Array, i int) xxh3.Uint128 {
 		return xxh3.HashString128(s.Value(i))
 	}
 	return xxh3.HashString128(col.ValueStr(i))
-}
-
-func column(rec arrow.RecordBatch, name string) arrow.Array {
-	if idx := rec.Schema().FieldIndices(name); len(idx) > 0 {
-		return rec.Column(idx[0])
-	}
-	return nil
-}
-
-func valueString(col arrow.Array, i int) string {
-	if col == nil || col.IsNull(i) {
-		return ""
-	}
-	return col.ValueStr(i)
 }
 
 // snippet returns the first n characters of s on one line.

@@ -75,20 +75,3 @@ func (r *reader) Process(ctx context.Context, _ memory.Allocator, b *pipeline.Ba
 	b.Rec.Retain()
 	return pipeline.Result{Kept: b.Rec}, nil
 }
-
-// column returns the column of rec named name, or nil.
-func column(rec arrow.RecordBatch, name string) arrow.Array {
-	if idx := rec.Schema().FieldIndices(name); len(idx) > 0 {
-		return rec.Column(idx[0])
-	}
-	return nil
-}
-
-// valueString returns the value of row i of a column as text: a string
-// as it is, a number in decimal; "" for null.
-func valueString(col arrow.Array, i int) string {
-	if col == nil || col.IsNull(i) {
-		return ""
-	}
-	return col.ValueStr(i)
-}

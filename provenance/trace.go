@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/pipeline"
 )
 
@@ -104,11 +105,11 @@ func findRow(ctx context.Context, v *Version, id string, opts TraceOptions) (Hop
 		stop := errors.New("found")
 		err := ReadRows(ctx, opts.Mem, Files(v.M, v.Root, removed), cols, func(b *pipeline.Batch) error {
 			rec := b.Rec
-			ids, srcFile, srcRow := column(rec, opts.IDField), column(rec, pipeline.SrcFileColumn), column(rec, pipeline.SrcRowColumn)
+			ids, srcFile, srcRow := columnar.Column(rec, opts.IDField), columnar.Column(rec, pipeline.SrcFileColumn), columnar.Column(rec, pipeline.SrcRowColumn)
 			for i := 0; i < int(rec.NumRows()); i++ {
-				rowID := valueString(ids, i)
+				rowID := columnar.ValueString(ids, i)
 				if ids == nil && srcFile != nil {
-					rowID = valueString(srcFile, i) + ":" + valueString(srcRow, i)
+					rowID = columnar.ValueString(srcFile, i) + ":" + columnar.ValueString(srcRow, i)
 				}
 				if rowID != id {
 					continue
@@ -117,12 +118,12 @@ func findRow(ctx context.Context, v *Version, id string, opts TraceOptions) (Hop
 				k := strings.LastIndexByte(origin, ':')
 				hop.File = origin[:max(k, 0)]
 				hop.Row, _ = strconv.ParseInt(origin[k+1:], 10, 64)
-				hop.Text = snippet(valueString(column(rec, opts.TextField), i), 100)
-				hop.Stage = valueString(column(rec, pipeline.StageColumn), i)
-				hop.Reason = valueString(column(rec, pipeline.ReasonColumn), i)
-				hop.DupOf = valueString(column(rec, "_dup_of"), i)
-				hop.SrcFile = valueString(srcFile, i)
-				if s := valueString(srcRow, i); s != "" {
+				hop.Text = snippet(columnar.ValueString(columnar.Column(rec, opts.TextField), i), 100)
+				hop.Stage = columnar.ValueString(columnar.Column(rec, pipeline.StageColumn), i)
+				hop.Reason = columnar.ValueString(columnar.Column(rec, pipeline.ReasonColumn), i)
+				hop.DupOf = columnar.ValueString(columnar.Column(rec, "_dup_of"), i)
+				hop.SrcFile = columnar.ValueString(srcFile, i)
+				if s := columnar.ValueString(srcRow, i); s != "" {
 					hop.SrcRow, _ = strconv.ParseInt(s, 10, 64)
 				}
 				found = true
