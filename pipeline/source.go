@@ -25,18 +25,18 @@ type source interface {
 }
 
 // openSource opens the source for cfg's inputs, all of one format
-// (CheckInputs).
+// (CheckInputs), or the replay of a recording of them (Recording).
 func openSource(ctx context.Context, cfg Config) (source, error) {
-	var src source
-	var err error
-	switch cfg.Inputs[0].Format {
-	case input.Parquet:
-		src, err = openParquetSource(cfg)
-	case input.WARC:
-		src, err = openWARCSource(ctx, cfg)
-	default:
-		src, err = openJSONLSource(ctx, cfg)
-	}
+	src, err := replayOrRecord(cfg, func() (source, error) {
+		switch cfg.Inputs[0].Format {
+		case input.Parquet:
+			return openParquetSource(cfg)
+		case input.WARC:
+			return openWARCSource(ctx, cfg)
+		default:
+			return openJSONLSource(ctx, cfg)
+		}
+	})
 	if err != nil {
 		return nil, err // not a typed nil
 	}

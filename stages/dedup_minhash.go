@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"runtime/debug"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,8 +23,8 @@ type MinHashParams struct {
 	Keep    minhash.Keep   `yaml:"keep" json:"keep"` // first or longest
 	IDField string         `yaml:"id_field" json:"id_field"`
 	// SpillDir is where the signatures' Parquet intermediate goes (the
-	// system's temporary directory when empty); it is removed when the
-	// clusters are linked.
+	// system's temporary directory when empty), when they do not fit the
+	// memory they may take; it is removed when the clusters are linked.
 	SpillDir string `yaml:"spill_dir" json:"spill_dir,omitempty"`
 }
 
@@ -108,6 +109,15 @@ var minhashAnnotations = []arrow.Field{
 func (d *MinHashDedup) Name() string { return "dedup_minhash" }
 func (d *MinHashDedup) Config() any  { return d.p }
 
+// Replay gives the writing pass the input the signing pass decoded; it is
+// the last pass to replay it.
+func (d *MinHashDedup) Replay() (*pipeline.Recording, bool) {
+	if d.index == nil {
+		return nil, false
+	}
+	return d.index.recording, true
+}
+
 func (d *MinHashDedup) Report() any {
 	if d.index == nil {
 		return nil
@@ -176,4 +186,17 @@ func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, batch 
 		removed = with
 	}
 	return pipeline.Result{Kept: kept, Removed: removed, Reasons: reasons, Keep: keep}, nil
+}
+
+// minhashMemory is how many bytes of decoded batches the signing pass
+// keeps for the passes after it (a quarter of it for the signatures,
+// before they go to the intermediate): 1 GiB, or a quarter of the Go
+// memory limit (GOMEMLIMIT) when that is lower. A larger input is read
+// again by each pass.
+var minhashMemory = func() int64 {
+	limit := int64(1 << 30)
+	if m := debug.SetMemoryLimit(-1); m/4 < limit {
+		limit = m / 4
+	}
+	return limit
 }

@@ -36,13 +36,16 @@ func NewGlobalMinHash(textField string, p MinHashParams, annotate bool) (*Global
 	return &GlobalMinHash{MinHashDedup: f, textField: textField}, nil
 }
 
-// Prepare signs every document (signatures and ids go to a Parquet
-// intermediate), collects the candidates' shingles or signatures to verify
+// Prepare signs every document (signatures and ids are kept in memory up
+// to a budget, then in a Parquet intermediate), collects the candidates' shingles or signatures to verify
 // them, links the clusters, and reads the clustered documents' ids and
-// similarities back. The intermediate is removed before it returns.
+// similarities back. The intermediate is removed before it returns. The
+// batches the first pass decoded from a JSONL or WARC input are kept
+// (pipeline.Recording) for the verify pass and the writing pass, which
+// replay them rather than parse the input again.
 func (g *GlobalMinHash) Prepare(scan pipeline.Scan) (err error) {
 	x := g.index
-	if x.spill, err = newSigSpill(x.p.SpillDir, x.p.NumPerm); err != nil {
+	if x.spill, err = newSigSpill(x.p.SpillDir, x.p.NumPerm, minhashMemory()/4); err != nil {
 		return err
 	}
 	defer func() {
@@ -50,7 +53,17 @@ func (g *GlobalMinHash) Prepare(scan pipeline.Scan) (err error) {
 			err = rerr
 		}
 	}()
-	if err := scan(NewMinHashScan(g.textField, x)); err != nil {
+	// The first pass records the input it decodes, within minhashMemory,
+	// for the verify pass and the writing pass to replay.
+	x.recording = pipeline.NewRecording(minhashMemory())
+	defer func() {
+		if err != nil {
+			x.recording.Release()
+		}
+	}()
+	s := NewMinHashScan(g.textField, x)
+	s.recording = x.recording
+	if err := scan(s); err != nil {
 		return err
 	}
 	if err := x.spill.finish(); err != nil {

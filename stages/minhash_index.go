@@ -19,15 +19,18 @@ import (
 
 // MinHashIndex holds what the passes of MinHash dedup share. In memory,
 // per document: its position (8 bytes), text length (4) and band hashes
-// (8 per band), then after linking its cluster (8); signatures and ids go
-// to a Parquet intermediate (sigSpill) and are read back only for the
-// documents that need them: candidates when verifying by signature, and
-// the members of clusters. Verifying by Jaccard also holds the shingle
+// (8 per band), then after linking its cluster (8); signatures and ids are
+// kept aside (sigSpill: in memory up to a budget, then in a Parquet
+// intermediate) and read back only for the documents that need them:
+// candidates when verifying by signature, and the members of clusters. Verifying by Jaccard also holds the shingle
 // hashes (4 bytes each) of the candidates.
 type MinHashIndex struct {
 	p      MinHashParams
 	hasher *minhash.Hasher
 	spill  *sigSpill
+	// recording is the input as the signing pass decoded it, for the
+	// verify and writing passes to replay; nil outside Prepare's passes.
+	recording *pipeline.Recording
 
 	mu    sync.Mutex
 	pos   []uint64 // by document; sorted (documents numbered in input order) by Candidates
@@ -105,6 +108,7 @@ type MinHashScan struct {
 	hasher    *minhash.Hasher
 	sink      SignatureSink
 	scratch   sync.Pool
+	recording *pipeline.Recording // the pass's input is kept here, when set
 }
 
 // NewMinHashScan returns the signing pass that fills index.
@@ -122,7 +126,11 @@ func NewMinHashSigner(textField string, p MinHashParams, sink SignatureSink) (*M
 	return &MinHashScan{textField: textField, p: p, hasher: h, sink: sink}, nil
 }
 
-func (s *MinHashScan) Name() string      { return "dedup_minhash_scan" }
+func (s *MinHashScan) Name() string { return "dedup_minhash_scan" }
+
+// Recording asks for the pass's input to be kept for the passes after it.
+func (s *MinHashScan) Recording() *pipeline.Recording { return s.recording }
+
 func (s *MinHashScan) Columns() []string { return []string{s.textField, s.p.IDField} }
 func (s *MinHashScan) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
@@ -272,7 +280,11 @@ func NewMinHashShingles(textField string, index *MinHashIndex) *MinHashShingles 
 	return &MinHashShingles{textField: textField, index: index}
 }
 
-func (s *MinHashShingles) Name() string      { return "dedup_minhash_verify" }
+func (s *MinHashShingles) Name() string { return "dedup_minhash_verify" }
+
+// Replay reads the input the signing pass kept, if it did.
+func (s *MinHashShingles) Replay() (*pipeline.Recording, bool) { return s.index.recording, false }
+
 func (s *MinHashShingles) Columns() []string { return []string{s.textField} }
 func (s *MinHashShingles) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, s.textField)
