@@ -177,9 +177,9 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 	s.dup = slices.Grow(s.dup[:0], nw)[:nw]
 	total := 0
 	s.prefix[0] = 0
-	if v.ascii {
+	if v.ascii && len(text) >= 8 {
 		for i, w := range ws {
-			h := wordHash(text, int(w.Start), int(w.End))
+			h := wordHashLong(text, int(w.Start), int(w.End))
 			s.wh[i], s.g[i] = h, h
 			total += int(w.End - w.Start)
 			s.prefix[i+1] = total
@@ -228,9 +228,7 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 			i := s.list[k]
 			s.cands[nc] = i
 			s.dup[i] = false
-			if s.list[k+1] == i+1 && i < m {
-				nc++
-			}
+			nc += b2i(s.list[k+1] == i+1) & b2i(i < m)
 		}
 		s.cands = s.cands[:nc]
 		if nc < 2 {

@@ -84,6 +84,22 @@ func wordHash(text []byte, start, end int) uint64 {
 	return hi ^ lo
 }
 
+// wordHashLong is wordHash for a text of 8 bytes or more, without a branch
+// on the length of words of up to 16 bytes.
+func wordHashLong(text []byte, start, end int) uint64 {
+	n := end - start
+	if n > 16 {
+		return xxhash.Sum64(text[start:end])
+	}
+	a := loadShort(text, start, start+min(n, 8))
+	// The last 8 bytes of a word of 9 to 16; for a shorter word, 8 bytes
+	// that are then masked out.
+	e := min(max(end-8, 0), len(text)-8)
+	c := binary.LittleEndian.Uint64(text[e:]) & -uint64(b2i(n > 8))
+	hi, lo := bits.Mul64(a^0xa0761d6478bd642f, c^0xe7037ed1a0b428db^uint64(n))
+	return hi ^ lo
+}
+
 // loadShort returns the bytes of text[start:end], at most 8, as a
 // little-endian number: one masked load when the text has room after start.
 func loadShort(text []byte, start, end int) uint64 {

@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"github.com/sluice-data/sluice/internal/testcorpus"
 	"testing"
 	"unicode/utf8"
 )
@@ -104,19 +105,42 @@ func TestASCIICursor(t *testing.T) {
 }
 
 func TestPhraseSet(t *testing.T) {
-	words := []string{"lorem ipsum", "javascript", "terms of use", "use cookies", "uses cookies", "cookie policy", "k"}
-	var ps []*phrase
-	for _, w := range words {
-		p := newPhrase(w)
-		ps = append(ps, &p)
+	texts := []string{"", "nothing here", "We USE Cookies. Lorem Ipsum!", "terms of us", "javascript:k", "a cookie policy", "lorem ipsu",
+		"LOREM IPSUM", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxjavascript", "JavaScriptxxxxxxxx", "price $5 or 7% off: USE COOKIES now",
+		"ünïcode téxt with javascript in it and cookie policy é", "kkkkkkkkkkkkkkkk", "pay 100%"}
+	for _, c := range testcorpus.Texts()[:40] {
+		texts = append(texts, c, c+" lorem ipsum")
 	}
-	set := newPhraseSet(ps)
-	found := make([]bool, len(ps))
-	for _, text := range []string{"", "nothing here", "We USE Cookies. Lorem Ipsum!", "terms of us", "javascript:k", "a cookie policy", "lorem ipsu"} {
-		set.find(lowerASCII(nil, []byte(text)), found)
-		for id, p := range ps {
-			if found[id] != p.in([]byte(text)) {
-				t.Errorf("%q in %q: set says %v", words[id], text, found[id])
+	for _, words := range [][]string{
+		{"lorem ipsum", "javascript", "terms of use", "use cookies", "uses cookies", "cookie policy", "k"},
+		{"lorem ipsum", "javascript", "100%", "cookie policy", "$5"},
+	} {
+		var ps []*phrase
+		for _, w := range words {
+			p := newPhrase(w)
+			ps = append(ps, &p)
+		}
+		set := newPhraseSet(ps)
+		found := make([]bool, len(ps))
+		for _, text := range texts {
+			set.find(lowerASCII(nil, []byte(text)), found)
+			for id, p := range ps {
+				if found[id] != p.in([]byte(text)) {
+					t.Errorf("%q in %.60q: set says %v", words[id], text, found[id])
+				}
+			}
+		}
+	}
+}
+
+// TestWordHashLong checks that wordHashLong hashes every span of a text as
+// wordHash does.
+func TestWordHashLong(t *testing.T) {
+	text := []byte("a bb ccc dddd eeeee ffffff ggggggg hhhhhhhh iiiiiiiii jjjjjjjjjjjjjjjj kkkkkkkkkkkkkkkkk end")
+	for start := 0; start < len(text); start++ {
+		for end := start + 1; end <= len(text); end++ {
+			if got, want := wordHashLong(text, start, end), wordHash(text, start, end); got != want {
+				t.Fatalf("wordHashLong(%q) = %x, want %x", text[start:end], got, want)
 			}
 		}
 	}
