@@ -299,19 +299,14 @@ func (s *MinHashShingles) Process(ctx context.Context, _ memory.Allocator, batch
 	x := s.index
 	sc := &minhash.Scratch{}
 	found := map[int32][]uint32{}
-	var sh []uint64
+	var set []uint32
 	for i := 0; i < text.Len(); i++ {
 		doc, ok := x.needed[position(batch, i)]
 		if !ok || text.IsNull(i) {
 			continue
 		}
-		sh = x.hasher.Shingles(sc, valueBytes(text, i), sh[:0])
-		set := make([]uint32, len(sh))
-		for j, h := range sh {
-			set[j] = uint32(h >> 32)
-		}
-		slices.Sort(set)
-		found[doc] = slices.Compact(set)
+		set = x.hasher.Shingles32(sc, valueBytes(text, i), set[:0])
+		found[doc] = slices.Clone(set)
 	}
 	x.mu.Lock()
 	if x.shingles == nil {

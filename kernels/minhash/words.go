@@ -1,6 +1,9 @@
 package minhash
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/sluice-data/sluice/kernels/normalize"
@@ -69,7 +72,7 @@ func (s *Scratch) appendWordHashes(dst []uint64, text []byte) []uint64 {
 			i++
 		}
 		if i == n || asciiKind[text[i]] == kSep {
-			dst = append(dst, xxhash.Sum64(text[start:i]))
+			dst = append(dst, wordHash(text[start:i]))
 			continue
 		}
 		// An upper-case letter, a control character or a byte that is
@@ -98,7 +101,7 @@ func (s *Scratch) appendWordHashes(dst []uint64, text []byte) []uint64 {
 			}
 		}
 		if len(w) > 0 {
-			dst = append(dst, xxhash.Sum64(w))
+			dst = append(dst, wordHash(w))
 		}
 		s.word = w
 	}
@@ -111,7 +114,48 @@ func (s *Scratch) appendGeneral(dst []uint64, piece []byte) []uint64 {
 	s.form = normalize.AppendMatchForm(s.form[:0], piece)
 	s.spans = words.Split(s.form, s.spans[:0])
 	for _, sp := range s.spans {
-		dst = append(dst, xxhash.Sum64(sp.Of(s.form)))
+		dst = append(dst, wordHash(sp.Of(s.form)))
 	}
 	return dst
+}
+
+// The primes of xxhash64.
+const (
+	xxPrime1 uint64 = 0x9E3779B185EBCA87
+	xxPrime2 uint64 = 0xC2B2AE3D27D4EB4F
+	xxPrime3 uint64 = 0x165667B19E3779F9
+	xxPrime4 uint64 = 0x85EBCA77C2B2AE63
+	xxPrime5 uint64 = 0x27D4EB2F165667C5
+)
+
+// wordHash returns xxhash.Sum64(w): the same steps, in Go for the short
+// inputs words are, which spares the call into the assembly of the
+// xxhash package, whose per-call cost is most of the work for a word.
+func wordHash(w []byte) uint64 {
+	n := len(w)
+	if n >= 32 {
+		return xxhash.Sum64(w)
+	}
+	h := xxPrime5 + uint64(n)
+	for ; len(w) >= 8; w = w[8:] {
+		k := binary.LittleEndian.Uint64(w) * xxPrime2
+		k = bits.RotateLeft64(k, 31) * xxPrime1
+		h ^= k
+		h = bits.RotateLeft64(h, 27)*xxPrime1 + xxPrime4
+	}
+	if len(w) >= 4 {
+		h ^= uint64(binary.LittleEndian.Uint32(w)) * xxPrime1
+		h = bits.RotateLeft64(h, 23)*xxPrime2 + xxPrime3
+		w = w[4:]
+	}
+	for _, c := range w {
+		h ^= uint64(c) * xxPrime5
+		h = bits.RotateLeft64(h, 11) * xxPrime1
+	}
+	h ^= h >> 33
+	h *= xxPrime2
+	h ^= h >> 29
+	h *= xxPrime3
+	h ^= h >> 32
+	return h
 }

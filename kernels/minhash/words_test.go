@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/sluice-data/sluice/kernels/ngram"
 )
 
@@ -77,4 +79,42 @@ func FuzzWordHashes(f *testing.F) {
 			t.Fatalf("%q: got %x, want %x", text, got, want)
 		}
 	})
+}
+
+// wordHash is xxhash64 for every length.
+func TestWordHashIsXXHash(t *testing.T) {
+	r := rng(3)
+	b := make([]byte, 80)
+	for range 200 {
+		for i := range b {
+			b[i] = byte(r.next())
+		}
+		for n := range len(b) {
+			if got, want := wordHash(b[:n]), xxhash.Sum64(b[:n]); got != want {
+				t.Fatalf("%d bytes %x: %x, want %x", n, b[:n], got, want)
+			}
+		}
+	}
+}
+
+// Shingles32 is the set of the high halves of Shingles' values.
+func TestShingles32(t *testing.T) {
+	h := newHasher(t, DefaultParams())
+	var s Scratch
+	r := rng(9)
+	texts := append(proseDocs(t, 5, 2000), "", "one", "one two three")
+	for range 200 {
+		texts = append(texts, randomText(&r, 1+r.intn(40)))
+	}
+	for _, text := range texts {
+		var want []uint32
+		for _, x := range shingles(h, text) {
+			want = append(want, uint32(x>>32))
+		}
+		want = slices.Compact(want) // Shingles' values are sorted
+		got := h.Shingles32(&s, []byte(text), []uint32{7})
+		if got[0] != 7 || !slices.Equal(got[1:], want) {
+			t.Fatalf("%q: %v, want 7 then %v", text, got, want)
+		}
+	}
 }
