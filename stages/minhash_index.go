@@ -84,7 +84,8 @@ func (x *MinHashIndex) doc(pos uint64) (int32, bool) {
 // SignedBatch is what the signing pass found in one batch: for each
 // document with words, in row order, its position, id, text length
 // (bytes, saturating), band hashes (Bands each) and signature (NumPerm
-// values each). A sink that keeps any slice copies it.
+// values each). The slices are the sink's: the signing pass makes new ones
+// for every batch.
 type SignedBatch struct {
 	Pos   []uint64
 	IDs   []string

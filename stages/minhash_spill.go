@@ -79,12 +79,12 @@ func newSigSpill(dir string, k int, budget int64) (*sigSpill, error) {
 }
 
 // add keeps one batch's documents: positions, ids and their signatures,
-// k values each. It copies what it keeps.
+// k values each. The slices become the spill's.
 func (s *sigSpill) add(pos []uint64, ids []string, sigs []uint32) error {
 	if len(pos) == 0 {
 		return nil
 	}
-	run := sigRun{pos: slices.Clone(pos), ids: slices.Clone(ids), sigs: slices.Clone(sigs[:len(pos)*s.k])}
+	run := sigRun{pos: pos, ids: ids, sigs: slices.Clip(sigs[:len(pos)*s.k])}
 	size := int64(8*len(pos) + 4*len(run.sigs))
 	for _, id := range ids {
 		size += int64(len(id)) + 16

@@ -55,6 +55,7 @@ type Scratch struct {
 	spans    []words.Span // its words
 	words    []uint64     // word hashes
 	shingles []uint64
+	radix    []uint32 // the scratch of sortUint32
 }
 
 // maxKeep is the largest buffer a Scratch keeps between texts, in
@@ -77,6 +78,9 @@ func (s *Scratch) trim() {
 	}
 	if cap(s.shingles) > maxKeep {
 		s.shingles = nil
+	}
+	if cap(s.radix) > maxKeep {
+		s.radix = nil
 	}
 }
 
@@ -141,10 +145,55 @@ func (h *Hasher) Shingles32(s *Scratch, text []byte, dst []uint32) []uint32 {
 		dst = append(dst, uint32(x>>32))
 	}
 	set := dst[start:]
-	slices.Sort(set)
+	s.radix = sortUint32(set, s.radix)
 	set = slices.Compact(set)
 	s.trim()
 	return dst[:start+len(set)]
+}
+
+// sortUint32 sorts xs, using tmp (grown to len(xs) if need be, and
+// returned) as scratch. Sets of a few dozen values and up, shingle sets,
+// take four counting passes over the bytes of the values (least
+// significant first), which beat comparison sorts from there on.
+func sortUint32(xs, tmp []uint32) []uint32 {
+	if len(xs) < 64 {
+		slices.Sort(xs)
+		return tmp
+	}
+	if cap(tmp) < len(xs) {
+		tmp = make([]uint32, len(xs))
+	}
+	tmp = tmp[:len(xs)]
+	var counts [4][256]int
+	for _, x := range xs {
+		counts[0][x&0xff]++
+		counts[1][x>>8&0xff]++
+		counts[2][x>>16&0xff]++
+		counts[3][x>>24]++
+	}
+	src, dst := xs, tmp
+	for d := range 4 {
+		c := &counts[d]
+		if c[src[0]>>(8*d)&0xff] == len(src) {
+			continue // every value has this byte: the pass would not move any
+		}
+		sum := 0
+		for i, n := range c {
+			c[i] = sum
+			sum += n
+		}
+		shift := 8 * d
+		for _, x := range src {
+			b := x >> shift & 0xff
+			dst[c[b]] = x
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &xs[0] {
+		copy(xs, src)
+	}
+	return tmp
 }
 
 // shingleHashes returns the hashes of the shingles of text, in text order

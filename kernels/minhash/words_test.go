@@ -118,3 +118,50 @@ func TestShingles32(t *testing.T) {
 		}
 	}
 }
+
+// sortUint32 sorts, whatever the length and the spread of the values.
+func TestSortUint32(t *testing.T) {
+	r := rng(4)
+	var tmp []uint32
+	for _, n := range []int{0, 1, 5, 63, 64, 65, 300, 5000} {
+		for _, mask := range []uint32{0xffffffff, 0xff, 0xff00ff00, 0x0f000000, 0} {
+			xs := make([]uint32, n)
+			for i := range xs {
+				xs[i] = uint32(r.next()) & mask
+			}
+			want := slices.Sorted(slices.Values(xs))
+			tmp = sortUint32(xs, tmp)
+			if !slices.Equal(xs, want) {
+				t.Fatalf("%d values under %x: %v", n, mask, xs)
+			}
+		}
+	}
+}
+
+// BenchmarkShingleSets times the sets the verify pass compares: the 64-bit
+// set (Shingles) and the 32-bit one (Shingles32).
+func BenchmarkShingleSets(b *testing.B) {
+	docs, size := benchDocs(b)
+	h := newHasher(b, DefaultParams())
+	var s Scratch
+	b.Run("64", func(b *testing.B) {
+		var set []uint64
+		b.SetBytes(size)
+		for b.Loop() {
+			for _, d := range docs {
+				set = h.Shingles(&s, d, set[:0])
+			}
+		}
+		reportDocs(b, len(docs))
+	})
+	b.Run("32", func(b *testing.B) {
+		var set []uint32
+		b.SetBytes(size)
+		for b.Loop() {
+			for _, d := range docs {
+				set = h.Shingles32(&s, d, set[:0])
+			}
+		}
+		reportDocs(b, len(docs))
+	})
+}
