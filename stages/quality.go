@@ -80,7 +80,7 @@ func (q *Quality) Process(ctx context.Context, mem memory.Allocator, batch *pipe
 	if err != nil {
 		return pipeline.Result{}, err
 	}
-	res, rest, rows, err := q.results(mem, text, takeHandoff(text))
+	res, rest, err := q.results(mem, text, takeHandoff(text))
 	if err != nil {
 		return pipeline.Result{}, err
 	}
@@ -102,7 +102,7 @@ func (q *Quality) Process(ctx context.Context, mem memory.Allocator, batch *pipe
 		}
 		return pipeline.Result{}, err
 	}
-	q.passOn(out.Kept, out.Keep, rows, rest)
+	q.passOn(out.Kept, rest)
 	return out, nil
 }
 

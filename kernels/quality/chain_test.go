@@ -175,3 +175,68 @@ func (otherFilter) Signals() []string { return nil }
 func (otherFilter) Apply(memory.Allocator, *array.String) (Result, error) {
 	return Result{}, nil
 }
+
+// TestChainKeptMatchesStages checks that ApplyChainKept gives each filter
+// what its Apply gives on the rows it would get as a stage in filter mode:
+// those every filter before it passed, as the C4 before it rewrote them.
+func TestChainKeptMatchesStages(t *testing.T) {
+	texts := chainTexts(t)
+	orders := [][]string{
+		Names,
+		{"c4", "gopher_quality", "fineweb"},
+		{"gopher_repetition", "fineweb", "c4"},
+	}
+	for cname, c := range chainConfigs(t) {
+		for _, order := range orders {
+			t.Run(cname+"/"+strings.Join(order, ","), func(t *testing.T) {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				var fs []Filter
+				for _, name := range order {
+					f, err := New(name, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					fs = append(fs, f)
+				}
+				arr := buildStrings(mem, texts)
+				defer arr.Release()
+				got, err := ApplyChainKept(mem, arr, fs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					for _, r := range got {
+						r.Release()
+					}
+				}()
+				cur := texts
+				for k, f := range fs {
+					in := buildStrings(mem, cur)
+					want, err := f.Apply(mem, in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got[k].Fail == nil && len(cur) > 0 || len(got[k].Fail) != len(cur) {
+						t.Fatalf("%s: %d rows, want %d", f.Name(), len(got[k].Fail), len(cur))
+					}
+					compareResults(t, f, got[k], want, in)
+					var next []*string
+					for i, txt := range cur {
+						if want.Fail[i] != "" {
+							continue
+						}
+						if want.Rewritten != nil && txt != nil {
+							s := want.Rewritten.Value(i)
+							txt = &s
+						}
+						next = append(next, txt)
+					}
+					cur = next
+					want.Release()
+					in.Release()
+				}
+			})
+		}
+	}
+}

@@ -234,16 +234,28 @@ func (s *scratch) view(k int) *view {
 }
 
 // ApplyChain runs filters, made by New, over every text of the column, as
-// consecutive stages would run them: each filter reads the text as the
-// filters before it left it (C4 rewrites it), and all of them read every
-// text, whether an earlier one failed it or not. It returns one Result a
-// filter, each as its Apply would return it for the texts it reads.
+// consecutive stages would run them in annotate mode: each filter reads
+// the text as the filters before it left it (C4 rewrites it), and all of
+// them read every text, whether an earlier one failed it or not. It
+// returns one Result a filter, each as its Apply would return it for the
+// texts it reads.
 //
 // A text is split into words and lines once, and the lines hashed once,
 // for all the filters that read it: after C4, the next filters read the
 // lines C4 kept, which it knows, and their hashes and words come from the
 // text before.
 func ApplyChain(mem memory.Allocator, text *array.String, filters []Filter) ([]Result, error) {
+	return chain(mem, text, filters, false)
+}
+
+// ApplyChainKept is ApplyChain as stages in filter mode run the filters:
+// each filter reads only the texts that every filter before it passed (and
+// the null ones), and its Result has a row for each of them, in order.
+func ApplyChainKept(mem memory.Allocator, text *array.String, filters []Filter) ([]Result, error) {
+	return chain(mem, text, filters, true)
+}
+
+func chain(mem memory.Allocator, text *array.String, filters []Filter, kept bool) ([]Result, error) {
 	ks := make([]kernel, len(filters))
 	for k, f := range filters {
 		kf, ok := f.(kernel)
@@ -252,19 +264,29 @@ func ApplyChain(mem memory.Allocator, text *array.String, filters []Filter) ([]R
 		}
 		ks[k] = kf
 	}
-	return applyChain(mem, text, ks), nil
+	return applyChain(mem, text, ks, kept), nil
 }
 
-// applyChain is ApplyChain for filters of this package.
-func applyChain(mem memory.Allocator, text *array.String, ks []kernel) []Result {
+// applyChain is ApplyChain, or ApplyChainKept with kept, for filters of
+// this package.
+func applyChain(mem memory.Allocator, text *array.String, ks []kernel, kept bool) []Result {
 	col := newColumn(mem, text)
 	defer col.release()
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	runs := make([]runner, len(ks))
 	fails := make([][]string, len(ks))
+	// The rows each filter reads: with kept, the filters after the first
+	// read fewer rows, and their columns get validity bitmaps of their own.
+	cols := make([]column, len(ks))
 	views := 1
 	for k, f := range ks {
+		cols[k] = column{n: 0, nulls: 0}
+		if k > 0 && kept && col.valid != nil {
+			cols[k].valid = memory.NewResizableBuffer(mem)
+			cols[k].valid.Resize(col.valid.Len())
+			clear(cols[k].valid.Bytes())
+		}
 		runs[k] = f.start(mem, &col, s.view(views))
 		if runs[k].after() != nil {
 			views++
@@ -275,12 +297,24 @@ func applyChain(mem memory.Allocator, text *array.String, ks []kernel) []Result 
 	for i := range col.n {
 		t, ok := col.text(i)
 		if !ok {
+			for k := range runs {
+				cols[k].n++
+				cols[k].nulls++
+			}
 			continue
 		}
 		v := first
 		v.reset(t)
 		for k, r := range runs {
-			fails[k][i] = r.row(v, s, i)
+			j := cols[k].n
+			cols[k].n++
+			if cols[k].valid != nil && (k > 0 && kept) {
+				bitutil.SetBit(cols[k].valid.Bytes(), j)
+			}
+			fails[k][j] = r.row(v, s, j)
+			if kept && fails[k][j] != "" {
+				break
+			}
 			if a := r.after(); a != nil {
 				v = a
 			}
@@ -288,14 +322,24 @@ func applyChain(mem memory.Allocator, text *array.String, ks []kernel) []Result 
 	}
 	out := make([]Result, len(ks))
 	for k, r := range runs {
-		out[k] = r.result(&col, fails[k])
+		c := &col
+		if k > 0 && kept {
+			c = &cols[k]
+			if c.valid == nil {
+				c.nulls = 0
+			}
+		}
+		out[k] = r.result(c, fails[k][:c.n])
+		if c != &col {
+			c.release()
+		}
 	}
 	return out
 }
 
 // applyOne is the Apply of a filter of this package: a chain of one.
 func applyOne(mem memory.Allocator, text *array.String, f kernel) (Result, error) {
-	return applyChain(mem, text, []kernel{f})[0], nil
+	return applyChain(mem, text, []kernel{f}, false)[0], nil
 }
 
 // signalRunner is the part of a runner that fills the signal columns.
