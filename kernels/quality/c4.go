@@ -151,6 +151,8 @@ func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int
 	anyLorem := f.loremID >= 0 && s.found[f.loremID]
 	anyJS := f.jsID >= 0 && s.found[f.jsID]
 	anyBrace := c.DropCurlyBrace && bytes.IndexByte(text, '{') >= 0
+	// The terminal marks the text holds: lines are searched only for those.
+	may := [3]bool{bytes.IndexByte(text, '.') >= 0, bytes.IndexByte(text, '!') >= 0, bytes.IndexByte(text, '?') >= 0}
 	s.policy = s.policy[:0]
 	for k, p := range f.policy {
 		if s.found[f.policyID+k] {
@@ -224,7 +226,11 @@ func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int
 			continue
 		}
 		kept++
-		sentences += countSentences(line)
+		if v.ascii {
+			sentences += countSentencesASCII(line, may)
+		} else {
+			sentences += countSentences(line)
+		}
 		if kept > 1 {
 			dst[pos] = '\n'
 			pos++
@@ -402,7 +408,7 @@ func citationLen(b []byte) int {
 // after the last end counts as a sentence.
 func countSentences(b []byte) int {
 	if isASCII(b) {
-		return countSentencesASCII(b)
+		return countSentencesASCII(b, allMarks)
 	}
 	n := 0
 	last := 0 // start of the current sentence
@@ -439,13 +445,20 @@ func countSentences(b []byte) int {
 	return n
 }
 
+// allMarks says that a text may hold any terminal punctuation.
+var allMarks = [3]bool{true, true, true}
+
 // countSentencesASCII is countSentences for ASCII text: it jumps from one
-// '.', '!' or '?' to the next with bytes.IndexByte.
-func countSentencesASCII(b []byte) int {
+// '.', '!' or '?' to the next with bytes.IndexByte, looking only for those
+// that may occur: '.', '!' and '?' in that order.
+func countSentencesASCII(b []byte, may [3]bool) int {
 	marks := [3]byte{'.', '!', '?'}
 	var next [3]int
 	for k, m := range marks {
-		next[k] = indexFrom(b, 0, m)
+		next[k] = len(b)
+		if may[k] {
+			next[k] = indexFrom(b, 0, m)
+		}
 	}
 	n, last := 0, 0
 	for {

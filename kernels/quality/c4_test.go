@@ -187,8 +187,12 @@ func TestCountSentencesPaths(t *testing.T) {
 		// The general path, forced by a non-ASCII rune that is neither a
 		// letter nor a terminator, at the end where it changes nothing.
 		want := countSentences([]byte(s + " →"))
-		if got := countSentencesASCII([]byte(s)); got != want {
+		if got := countSentencesASCII([]byte(s), allMarks); got != want {
 			t.Fatalf("countSentencesASCII(%q) = %d, general path %d", s, got, want)
+		}
+		may := [3]bool{strings.Contains(s, "."), strings.Contains(s, "!"), strings.Contains(s, "?")}
+		if got := countSentencesASCII([]byte(s), may); got != want {
+			t.Fatalf("countSentencesASCII(%q, %v) = %d, general path %d", s, may, got, want)
 		}
 	}
 }
