@@ -77,13 +77,30 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 // attemptLog creates the log of a new attempt of task i of ph,
 // OUT/_logs/<phase>-<task>.attempt-<n>.log, n one more than the
 // attempts logged before: an attempt never writes over an earlier one's
-// log.
-func (p *Plan) attemptLog(ph Phase, i int) (*os.File, error) {
+// log. It returns the file and the log's name: for an object-store
+// output, a local file, uploaded under that name when the task ends.
+func (p *Plan) attemptLog(ctx context.Context, ph Phase, i int) (*os.File, string, error) {
+	prefix := fmt.Sprintf("%s-%05d.attempt-", ph.Name, i)
+	if p.IsRemote() {
+		name, err := p.remoteLogName(ctx, prefix)
+		if err != nil {
+			return nil, "", err
+		}
+		f, err := os.CreateTemp("", "sluice-log-*")
+		return f, name, err
+	}
+	f, err := p.localAttemptLog(prefix)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, f.Name(), nil
+}
+
+func (p *Plan) localAttemptLog(prefix string) (*os.File, error) {
 	dir := p.absPath("_logs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	prefix := fmt.Sprintf("%s-%05d.attempt-", ph.Name, i)
 	n := 0
 	earlier, _ := filepath.Glob(filepath.Join(dir, prefix+"*.log"))
 	for _, e := range earlier {
@@ -110,13 +127,21 @@ func (p *Plan) absPath(elem ...string) string {
 }
 
 // runLocalTask runs one task and returns its peak resident memory.
-func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i int) (int64, error) {
-	f, err := p.attemptLog(ph, i)
+func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i int) (_ int64, err error) {
+	f, log, err := p.attemptLog(ctx, ph, i)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	log := f.Name()
+	if p.IsRemote() {
+		defer func() {
+			f.Close()
+			if uerr := put(context.WithoutCancel(ctx), f.Name(), log); uerr != nil {
+				err = errors.Join(err, uerr)
+				os.Remove(f.Name())
+			}
+		}()
+	}
 	cmd := exec.CommandContext(ctx, p.Binary, "task", planPath, "--phase", ph.Name, "--index", strconv.Itoa(i), "--log", log)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = p.Dir, f, f
 	err = cmd.Run()

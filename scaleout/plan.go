@@ -49,6 +49,11 @@ type Plan struct {
 	// KeepWork keeps the intermediates under OUT/_work once the merge
 	// wrote and checked manifest.json; by default the merge removes them.
 	KeepWork bool `json:"keep_work,omitempty"`
+
+	// local is the task's own folder when the output is in an object
+	// store: its copy of the intermediates, and its files before they
+	// are uploaded.
+	local string
 }
 
 // Phase is one array of tasks; a phase starts when the one before it is
@@ -213,18 +218,18 @@ func Split(files []input.File, n int) [][2]int {
 	return shards
 }
 
-// WritePlan writes the plan to OUT/_plan.json.
+// WritePlan writes the plan to OUT/_plan.json (a path or a URL).
 func (p *Plan) WritePlan(path string) error {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
 	}
-	return dataset.WriteFile(path, append(b, '\n'))
+	return storeOf(path).write(path, append(b, '\n'))
 }
 
 // ReadPlan reads a plan written by WritePlan.
 func ReadPlan(path string) (*Plan, error) {
-	b, err := os.ReadFile(path)
+	b, _, err := storeOf(path).read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +286,7 @@ func cleanOut(out string) string {
 
 // workDir is the directory of task i of a phase's own files.
 func (p *Plan) workDir(ph Phase, i int) string {
-	return p.path("_work", ph.Name, fmt.Sprintf("%05d", i))
+	return p.workPath(ph.Name, fmt.Sprintf("%05d", i))
 }
 
 // shardInputs returns the input files of shard s.

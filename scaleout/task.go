@@ -122,13 +122,25 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 	// took the lease (and taken over meanwhile) must not remove the files
 	// of the copy that took over.
 	err = t.holdsLease()
+	if err == nil && plan.IsRemote() {
+		err = t.useLocalFolder()
+		defer os.RemoveAll(plan.local)
+	}
 	if err == nil {
 		failedMarker := plan.markerPath(ph, index, failed)
 		storeOf(failedMarker).remove(failedMarker)
 		err = t.clean()
 	}
+	if err == nil && plan.IsRemote() {
+		err = plan.fetchWork(ctx)
+	}
 	if err == nil {
 		err = t.run()
+	}
+	if err == nil && plan.IsRemote() {
+		if err = t.holdsLease(); err == nil {
+			err = plan.pushWork(ctx, plan.workDir(ph, index))
+		}
 	}
 	l.stopKeeping()
 	if other, ok := l.held(); !ok {
@@ -189,8 +201,19 @@ func (p *Plan) checkPhases(file *pipefile.File) error {
 
 func now() string { return time.Now().UTC().Format(time.RFC3339) }
 
+// useLocalFolder gives a task of an object-store output its own local
+// folder.
+func (t *task) useLocalFolder() error {
+	dir, err := os.MkdirTemp("", "sluice-task-")
+	t.plan.local = dir
+	return err
+}
+
 // clean removes whatever an interrupted attempt of the task left.
 func (t *task) clean() error {
+	if t.plan.IsRemote() {
+		return t.cleanRemote()
+	}
 	if err := os.RemoveAll(t.plan.workDir(t.phase, t.index)); err != nil {
 		return err
 	}

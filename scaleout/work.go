@@ -1,6 +1,7 @@
 package scaleout
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +23,12 @@ const workRemoved = "intermediates-removed"
 // done: everything there but the markers, which a relaunch reads.
 func (p *Plan) removeWork() error {
 	work := p.path("_work")
-	if err := dataset.WriteFile(filepath.Join(work, "markers", workRemoved), []byte(now()+"\n")); err != nil {
+	record := p.path("_work", "markers", workRemoved)
+	if err := storeOf(record).write(record, []byte(now()+"\n")); err != nil {
 		return err
+	}
+	if p.IsRemote() {
+		return p.deletePrefix(context.Background(), "_work/", func(rel string) bool { return strings.HasPrefix(rel, "_work/markers/") })
 	}
 	entries, err := os.ReadDir(work)
 	if err != nil {
@@ -83,14 +88,14 @@ func (p *Plan) PrepareRelaunch() ([]string, error) {
 // theirs, in shard order, and each is on disk with the size it records.
 func (p *Plan) verifyMerged() error {
 	path := p.path(layout.ManifestName)
-	merged, err := dataset.ReadManifest(path)
+	merged, err := dataset.ReadManifestAt(path)
 	if err != nil {
 		return err
 	}
 	var sum dataset.Counts
 	var outputs, removed []dataset.OutputFile
 	for s := range p.Shards {
-		m, err := dataset.ReadManifest(p.shardManifestPath(s))
+		m, err := dataset.ReadManifestAt(p.shardManifestPath(s))
 		if err != nil {
 			return err
 		}
@@ -119,12 +124,12 @@ func (p *Plan) verifyMerged() error {
 			if f != c.want[k] {
 				return fmt.Errorf("%s: %s file %d is %s, the shard manifests' %s", path, c.what, k, f.Path, c.want[k].Path)
 			}
-			st, err := os.Stat(f.Path)
+			size, err := sizeOf(context.Background(), f.Path)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			if st.Size() != f.Bytes {
-				return fmt.Errorf("%s: %s has %d bytes, the manifest says %d", path, f.Path, st.Size(), f.Bytes)
+			if size != f.Bytes {
+				return fmt.Errorf("%s: %s has %d bytes, the manifest says %d", path, f.Path, size, f.Bytes)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package scaleout
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/layout"
@@ -52,10 +54,7 @@ func (t *task) write() error {
 	move := func(files []dataset.OutputFile, dir string) error {
 		for k := range files {
 			dst := t.dataName(dir, fmt.Sprintf("%05d", k))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
-			if err := os.Rename(files[k].Path, dst); err != nil {
+			if err := put(t.ctx, files[k].Path, dst); err != nil {
 				return err
 			}
 			files[k].Path = dst
@@ -73,12 +72,12 @@ func (t *task) write() error {
 	}
 	if q := m.Side["quarantine"]; q != "" {
 		dst := t.plan.quarantinePath(s)
-		if err := os.Rename(q, dst); err != nil {
+		if err := put(t.ctx, q, dst); err != nil {
 			return err
 		}
 		m.Side["quarantine"] = dst
 	}
-	if err := dataset.WriteManifest(t.plan.shardManifestPath(s), m); err != nil {
+	if err := t.plan.writeManifest(t.ctx, t.plan.shardManifestPath(s), m); err != nil {
 		return err
 	}
 	return os.RemoveAll(target.Path)
@@ -109,7 +108,7 @@ func (t *task) merge() error {
 	var shardReports [][]json.RawMessage // by stage, for ReportMergers
 	for s := range p.Shards {
 		path := p.shardManifestPath(s)
-		b, err := os.ReadFile(path)
+		b, _, err := storeOf(path).read(path)
 		if err != nil {
 			return err
 		}
@@ -207,7 +206,13 @@ func (t *task) merge() error {
 	}
 	merged.Started = started.UTC().Format(time.RFC3339)
 	merged.WallSecs = time.Since(started).Seconds()
-	files, err := outputFiles(p.Out)
+	var files []string
+	var err error
+	if p.IsRemote() {
+		files, err = p.remoteOutputFiles(t.ctx)
+	} else {
+		files, err = outputFiles(p.Out)
+	}
 	if err != nil {
 		return err
 	}
@@ -215,11 +220,12 @@ func (t *task) merge() error {
 	if err := t.holdsLease(); err != nil {
 		return err
 	}
-	if err := dataset.WriteManifest(p.path(layout.ManifestName), merged); err != nil {
+	manifest := p.path(layout.ManifestName)
+	if err := p.writeManifest(t.ctx, manifest, merged); err != nil {
 		return err
 	}
 	if err := p.verifyMerged(); err != nil {
-		os.Remove(p.path(layout.ManifestName))
+		storeOf(manifest).remove(manifest)
 		return fmt.Errorf("merge: the manifest written does not match the shards: %w", err)
 	}
 	return nil
@@ -259,6 +265,9 @@ func foldSlices(entries []dataset.InputFile, plan []input.File, hashes map[strin
 // lists and the layout a launch writes (plan, work folder, shard parts,
 // quarantines and manifests). Anything else in dir stays.
 func Clear(dir string) error {
+	if blob.IsURL(dir) {
+		return clearRemote(context.Background(), dir)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
 		if err := dataset.Remove(filepath.Join(dir, "manifest.json")); err != nil {
 			return err
@@ -269,7 +278,7 @@ func Clear(dir string) error {
 			return err
 		}
 	}
-	for _, pattern := range []string{PlanFile, "data/part-*-*.parquet", "removed/part-*-*.parquet", "quarantine-*.jsonl", "manifest-*.json"} {
+	for _, pattern := range launchFiles {
 		paths, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, p := range paths {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/layout"
 	"github.com/sluice-data/sluice/scaleout"
@@ -106,6 +107,15 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if dataset.ParseTarget(o.Output).Kind != dataset.Directory {
 		return usagef("launch writes a dataset directory, not one file: %s", o.Output)
 	}
+	remote := blob.IsURL(o.Output)
+	if remote && executor == scaleout.Slurm {
+		return usagef("-o %s: a Slurm launch on an object-store output is not supported: its job scripts and logs live in the output on a shared file system; launch to a shared path, or use --executor local or k8s", o.Output)
+	}
+	if remote {
+		if err := blob.CheckBucket(ctx, o.Output); err != nil {
+			return err
+		}
+	}
 	cfg, err := o.pipelineConfig(inputs)
 	if err != nil {
 		return err
@@ -129,9 +139,11 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 			return usageError{err}
 		}
 	}
-	planPath, err := filepath.Abs(filepath.Join(o.Output, scaleout.PlanFile))
-	if err != nil {
-		return err
+	planPath := blob.Join(blob.Clean(o.Output), scaleout.PlanFile)
+	if !remote {
+		if planPath, err = filepath.Abs(filepath.Join(o.Output, scaleout.PlanFile)); err != nil {
+			return err
+		}
 	}
 	if err := preparePlanDir(plan, planPath, o.Overwrite); err != nil {
 		return err
@@ -199,6 +211,9 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 // run wrote there), and refuses anything else.
 func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error {
 	dir := filepath.Dir(planPath)
+	if plan.IsRemote() {
+		dir = blob.Dir(planPath)
+	}
 	old, err := scaleout.ReadPlan(planPath)
 	switch {
 	case err == nil && !overwrite:
@@ -210,6 +225,8 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 		return scaleout.Clear(dir)
 	case !errors.Is(err, os.ErrNotExist):
 		return err
+	case plan.IsRemote():
+		return prepareBucketPrefix(dir, overwrite)
 	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
@@ -225,6 +242,25 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 		return fmt.Errorf("%s: %w", dir, dataset.ErrExists)
 	}
 	return dataset.Remove(filepath.Join(dir, layout.ManifestName))
+}
+
+// prepareBucketPrefix lets a launch write under an object-store prefix
+// without a plan: an empty one, or with --overwrite a sluice dataset
+// (removing only what its manifest lists and a launch writes).
+func prepareBucketPrefix(dir string, overwrite bool) error {
+	ctx := context.Background()
+	objs, err := blob.List(ctx, dir+"/")
+	if err != nil || len(objs) == 0 {
+		return err
+	}
+	manifest := blob.Join(dir, layout.ManifestName)
+	if _, err := dataset.ReadManifestAt(manifest); err != nil {
+		return fmt.Errorf("%s: holds objects and is not a sluice dataset; refusing to write into it", dir)
+	}
+	if !overwrite {
+		return fmt.Errorf("%s: %w", dir, dataset.ErrExists)
+	}
+	return scaleout.Clear(dir)
 }
 
 // prepareRelaunch readies an output launched before: it cancels the
@@ -256,7 +292,7 @@ func samePlan(a, b *scaleout.Plan) bool {
 // the merged manifest, and with --json the phases too.
 func printLaunched(o *LaunchOptions, s Streams, res LaunchResult, plan *scaleout.Plan) error {
 	t := dataset.ParseTarget(o.Output)
-	m, err := dataset.ReadManifest(t.SidePath("manifest.json"))
+	m, err := dataset.ReadManifestAt(t.SidePath("manifest.json"))
 	if err != nil {
 		return err
 	}

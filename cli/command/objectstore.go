@@ -13,9 +13,6 @@ import (
 // the others write their files with the file system's calls. Every other
 // command writes an object-store output through io/dataset.
 var localOnly = map[string]string{
-	"launch":            "a launch keeps its plan, intermediates, markers and logs in its output, on a file system every task sees; launch to a shared path, then copy the dataset to the bucket",
-	"task":              "a task reads its plan from a shared file system",
-	"status":            "a launch's plan and markers are on a shared file system",
 	"demo":              "the demo writes a local folder; copy it to the bucket",
 	"report":            "the report page is written to a local file; copy it to the bucket",
 	"classify train":    "the model is written to a local file; copy it to the bucket",

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/scaleout"
 	"github.com/urfave/cli/v2"
 )
@@ -25,14 +26,18 @@ func statusCommand(s Streams) *cli.Command {
 			if err := r.check(); err != nil {
 				return err
 			}
-			plan, err := scaleout.ReadPlan(filepath.Join(c.Args().First(), scaleout.PlanFile))
+			join := func(dir, name string) string { return filepath.Join(dir, name) }
+			if blob.IsURL(c.Args().First()) {
+				join = func(dir, name string) string { return blob.Join(dir, name) }
+			}
+			plan, err := scaleout.ReadPlan(join(c.Args().First(), scaleout.PlanFile))
 			if err != nil {
 				return usageError{err}
 			}
 			sts := scaleout.Status(plan)
 			res := StatusResult{Output: c.Args().First(), Phases: phaseStates(sts), Complete: scaleout.Complete(sts)}
 			if res.Complete {
-				res.Manifest = filepath.Join(c.Args().First(), "manifest.json")
+				res.Manifest = join(c.Args().First(), "manifest.json")
 			}
 			// The jobs of the last Slurm launch still queued, when squeue is here.
 			jobs, jobsErr := scaleout.SlurmJobs(c.Context, plan, scaleout.SlurmOptions{})

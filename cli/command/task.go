@@ -2,8 +2,10 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -54,7 +56,10 @@ func runTask(ctx context.Context, planPath, phase string, index int, log string,
 	if err != nil {
 		return usageError{err}
 	}
-	if err := os.Chdir(plan.Dir); err != nil {
+	// A task of an object-store output may run where the launch's
+	// directory is not (a pod without a shared volume): it then runs in
+	// its own, and the plan's inputs must be URLs or absolute paths.
+	if err := os.Chdir(plan.Dir); err != nil && !(plan.IsRemote() && errors.Is(err, fs.ErrNotExist)) {
 		return err
 	}
 	start := time.Now()
