@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,8 +23,10 @@ import (
 // (Batch.Seq), so stages see no difference.
 //
 // A recording holds the decoded batches in memory, up to its limit in
-// bytes; a pass that would go past it drops what it recorded, and the later
-// passes read the input as they would without one. Parquet inputs are not
+// bytes; an input larger than that (counting five times its size when it
+// is compressed) is not recorded, and a pass that goes past it anyway drops
+// what it recorded: the later passes read the input as they would without
+// one. Parquet inputs are not
 // recorded: reading them again costs little, and a scan pass reads only
 // some of their columns.
 type Recording struct {
@@ -114,9 +117,17 @@ func replayOrRecord(cfg Config, open func() (source, error)) (source, error) {
 	if cfg.Inputs[0].Format == input.Parquet {
 		return src, nil
 	}
+	var size int64 // what the decoded batches may take, roughly
+	for _, f := range cfg.Inputs {
+		if f.Compression != input.None || strings.HasSuffix(f.Path, ".gz") {
+			size += 5 * f.Size
+		} else {
+			size += f.Size
+		}
+	}
 	for _, st := range cfg.Stages {
 		if rc, ok := st.(Recorder); ok {
-			if r := rc.Recording(); r != nil && r.start(key) {
+			if r := rc.Recording(); r != nil && size <= r.limit && r.start(key) {
 				return &recordingSource{source: src, r: r}, nil
 			}
 		}

@@ -131,26 +131,46 @@ func TestReplayGivesTheBatchesOfTheRecordedPass(t *testing.T) {
 	mem.AssertSize(t, 0)
 }
 
-// A pass that would record more than the limit drops what it recorded;
-// the passes after it read the input.
+// An input larger than the limit is not recorded, and a pass that records
+// more than the limit (a compressed input that decodes to more than was
+// thought) drops what it recorded; the passes after it read the input.
 func TestRecordingPastItsLimitIsDropped(t *testing.T) {
 	dir := t.TempDir()
-	inputs := replayInput(t, dir)
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	cfg := testConfig(t, filepath.Join(dir, "out"), inputs...)
-	cfg.BatchRows, cfg.Mem, cfg.Target = 3, mem, dataset.Target{Kind: dataset.Discard}
-	want := &logStage{}
-	runPass(t, cfg, want)
-	rec := NewRecording(100)
-	runPass(t, cfg, recordStage{&logStage{rec: rec}})
-	if rec.Complete() {
-		t.Fatal("a recording past its limit is complete")
+	var long strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&long, "{\"id\": %d, \"text\": %q}\n", i, strings.Repeat("x", 2000))
 	}
-	mem.AssertSize(t, 0)
-	got := &logStage{rec: rec, last: true}
-	runPass(t, cfg, replayStage{got})
-	if !reflect.DeepEqual(got.seen, want.seen) {
-		t.Errorf("after a dropped recording the pass saw\n%v\nwant\n%v", got.seen, want.seen)
+	packed := writeFile(t, dir, "long.jsonl.gz", gzipBytes([]byte(long.String())))
+	st, err := os.Stat(packed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		inputs []string
+		limit  int64
+	}{
+		"larger than the limit":                {replayInput(t, dir), 100},
+		"decodes to more than the limit":       {[]string{packed}, 5*st.Size() + 100},
+		"decodes to more, one batch at a time": {[]string{packed}, 5*st.Size() + 8000},
+	} {
+		t.Run(name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			cfg := testConfig(t, filepath.Join(dir, "out"), c.inputs...)
+			cfg.BatchRows, cfg.Mem, cfg.Target = 3, mem, dataset.Target{Kind: dataset.Discard}
+			want := &logStage{}
+			runPass(t, cfg, want)
+			rec := NewRecording(c.limit)
+			runPass(t, cfg, recordStage{&logStage{rec: rec}})
+			if rec.Complete() {
+				t.Fatal("a recording past its limit is complete")
+			}
+			mem.AssertSize(t, 0)
+			got := &logStage{rec: rec, last: true}
+			runPass(t, cfg, replayStage{got})
+			if !reflect.DeepEqual(got.seen, want.seen) {
+				t.Errorf("after a dropped recording the pass saw\n%v\nwant\n%v", got.seen, want.seen)
+			}
+		})
 	}
 }
 

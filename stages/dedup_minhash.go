@@ -189,8 +189,8 @@ func (d *MinHashDedup) Process(ctx context.Context, mem memory.Allocator, batch 
 }
 
 // minhashMemory is how many bytes of decoded batches the signing pass
-// keeps for the passes after it (a quarter of it for the signatures,
-// before they go to the intermediate): 1 GiB, or a quarter of the Go
+// keeps for the passes after it (a sixteenth of it for the signatures and
+// ids, before they go to the intermediate): 1 GiB, or a quarter of the Go
 // memory limit (GOMEMLIMIT) when that is lower. A larger input is read
 // again by each pass.
 var minhashMemory = func() int64 {

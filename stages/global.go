@@ -45,7 +45,7 @@ func NewGlobalMinHash(textField string, p MinHashParams, annotate bool) (*Global
 // replay them rather than parse the input again.
 func (g *GlobalMinHash) Prepare(scan pipeline.Scan) (err error) {
 	x := g.index
-	if x.spill, err = newSigSpill(x.p.SpillDir, x.p.NumPerm, minhashMemory()/4); err != nil {
+	if x.spill, err = newSigSpill(x.p.SpillDir, x.p.NumPerm, minhashMemory()/16); err != nil {
 		return err
 	}
 	defer func() {
