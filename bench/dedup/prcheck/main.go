@@ -5,7 +5,10 @@
 // least the dedup threshold), and precision over the removals: each removed
 // row against the row kept in its place.
 //
-// usage: go run ./bench/dedup/prcheck TRUTH.dups.jsonl REMOVED.parquet [RECALL_MIN] [THRESHOLD]
+// REMOVED is sluice's removed/ (Parquet, with id and _dup_of) or a peer's
+// removals as JSONL, {"id": ..., "_dup_of": ...} a line.
+//
+// usage: go run ./bench/dedup/prcheck TRUTH.dups.jsonl REMOVED.parquet|REMOVED.jsonl [RECALL_MIN] [THRESHOLD]
 package main
 
 import (
@@ -15,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -53,20 +57,37 @@ func main() {
 
 	// Clusters from removed/: each removed row names the kept row.
 	members := map[string][]string{}
-	r, err := pqio.Open(memory.DefaultAllocator, os.Args[2], 65536)
-	check(err)
-	for {
-		rec, err := r.Next(context.Background())
+	if strings.HasSuffix(os.Args[2], ".jsonl") {
+		// A peer's removals: {"id": ..., "_dup_of": ...} a line.
+		f, err := os.Open(os.Args[2])
 		check(err)
-		if rec == nil {
-			break
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var r struct {
+				ID    string `json:"id"`
+				DupOf string `json:"_dup_of"`
+			}
+			check(json.Unmarshal(sc.Bytes(), &r))
+			members[r.DupOf] = append(members[r.DupOf], r.ID)
 		}
-		ids := rec.Column(rec.Schema().FieldIndices("id")[0]).(*array.String)
-		dup := rec.Column(rec.Schema().FieldIndices("_dup_of")[0]).(*array.String)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			members[dup.Value(i)] = append(members[dup.Value(i)], ids.Value(i))
+		check(sc.Err())
+		f.Close()
+	} else {
+		r, err := pqio.Open(memory.DefaultAllocator, os.Args[2], 65536)
+		check(err)
+		for {
+			rec, err := r.Next(context.Background())
+			check(err)
+			if rec == nil {
+				break
+			}
+			ids := rec.Column(rec.Schema().FieldIndices("id")[0]).(*array.String)
+			dup := rec.Column(rec.Schema().FieldIndices("_dup_of")[0]).(*array.String)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				members[dup.Value(i)] = append(members[dup.Value(i)], ids.Value(i))
+			}
+			rec.Release()
 		}
-		rec.Release()
 	}
 	cluster := map[string]string{}
 	predicted := map[[2]string]bool{}
