@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"go.yaml.in/yaml/v3"
 )
@@ -17,8 +18,16 @@ type K8sOptions struct {
 	Namespace string // metadata.namespace, when set
 	// Claim is a PersistentVolumeClaim mounted at the plan's directory, so
 	// that pods see the inputs and the output at the paths the plan names
-	// (required: tasks share their files through it).
-	Claim       string
+	// (required unless the output is in an object store: tasks share their
+	// files through it).
+	Claim string
+	// Secret names a Secret whose keys become the pods' environment
+	// (envFrom), e.g. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for an
+	// s3:// output.
+	Secret string
+	// ObjectStore tells that the output is an object-store URL: the tasks
+	// share their files through it, and no claim is needed.
+	ObjectStore bool
 	Parallelism int    // pods at once, when above 0
 	CPU         string // resources.requests.cpu, when set
 	Mem         string // resources.requests.memory (and limit), when set
@@ -38,13 +47,28 @@ func (o K8sOptions) mountPath(p *Plan) string {
 // CheckPaths reports the plan's paths that pods would not see: the
 // output and the inputs must be under the claim's mount path.
 func (o K8sOptions) CheckPaths(p *Plan) error {
+	if p.IsRemote() && o.Claim == "" {
+		// No volume: the pods read the inputs from the object store.
+		var errs []error
+		for _, in := range p.Inputs {
+			if !blob.IsURL(in.Path) && len(errs) < 5 {
+				errs = append(errs, fmt.Errorf("%s is a local file and no --k8s-claim is mounted: pods would not see it (put the inputs in the bucket too, or give --k8s-claim)", in.Path))
+			}
+		}
+		return errors.Join(errs...)
+	}
 	mount := o.mountPath(p)
 	if !filepath.IsAbs(mount) {
 		return fmt.Errorf("--k8s-mount %s: give an absolute path", mount)
 	}
-	paths := []string{p.Out}
+	var paths []string
+	if !p.IsRemote() {
+		paths = append(paths, p.Out)
+	}
 	for _, in := range p.Inputs {
-		paths = append(paths, in.Path)
+		if !blob.IsURL(in.Path) {
+			paths = append(paths, in.Path)
+		}
 	}
 	var errs []error
 	for _, path := range paths {
@@ -75,10 +99,14 @@ func (o K8sOptions) Check() error {
 		errs = append(errs, errors.New("--k8s-image: give the container image that holds the sluice binary"))
 	}
 	switch {
+	case o.Claim == "" && o.ObjectStore:
 	case o.Claim == "":
 		errs = append(errs, errors.New("--k8s-claim: give the PersistentVolumeClaim that holds the inputs and the output; the tasks of a launch share their files, so pods need a shared volume"))
 	case !dnsLabel.MatchString(o.Claim) && !validSubdomain(o.Claim):
 		errs = append(errs, fmt.Errorf("--k8s-claim %q: not a Kubernetes object name (lowercase letters, digits, - and .)", o.Claim))
+	}
+	if o.Secret != "" && !validSubdomain(o.Secret) {
+		errs = append(errs, fmt.Errorf("--k8s-secret %q: not a Kubernetes object name (lowercase letters, digits, - and .)", o.Secret))
 	}
 	if o.Namespace != "" && !dnsLabel.MatchString(o.Namespace) {
 		errs = append(errs, fmt.Errorf("--k8s-namespace %q: not a Kubernetes namespace name (lowercase letters, digits and -, at most 63)", o.Namespace))
@@ -138,11 +166,23 @@ type (
 	k8sContainer struct {
 		Name         string        `yaml:"name"`
 		Image        string        `yaml:"image"`
-		WorkingDir   string        `yaml:"workingDir"`
+		WorkingDir   string        `yaml:"workingDir,omitempty"`
 		Command      []string      `yaml:"command"`
 		Args         []string      `yaml:"args"`
+		Env          []k8sEnv      `yaml:"env,omitempty"`
+		EnvFrom      []k8sEnvFrom  `yaml:"envFrom,omitempty"`
 		Resources    *k8sResources `yaml:"resources,omitempty"`
 		VolumeMounts []k8sMount    `yaml:"volumeMounts,omitempty"`
+	}
+	k8sEnv struct {
+		Name  string `yaml:"name"`
+		Value string `yaml:"value"`
+	}
+	k8sEnvFrom struct {
+		SecretRef k8sSecretRef `yaml:"secretRef"`
+	}
+	k8sSecretRef struct {
+		Name string `yaml:"name"`
 	}
 	k8sResources struct {
 		Requests map[string]string `yaml:"requests,omitempty"`
@@ -168,7 +208,11 @@ type (
 // failed indexes and how to see their logs when a Job fails. A pod runs
 // task $JOB_COMPLETION_INDEX of its phase. Complete phases are left out,
 // so a relaunch applies only what is left.
+//
+// For an object-store output the files go to a local folder instead,
+// k8s-<bucket>-<prefix>/ in the launch's directory, for kubectl to read.
 func K8sManifests(p *Plan, planPath string, o K8sOptions) ([]string, error) {
+	o.ObjectStore = o.ObjectStore || p.IsRemote()
 	if err := errors.Join(o.Check(), o.CheckPaths(p)); err != nil {
 		return nil, err
 	}
@@ -191,7 +235,7 @@ func K8sManifests(p *Plan, planPath string, o K8sOptions) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		path := p.absPath("_jobs", fmt.Sprintf("%02d-%s.yaml", k, ph.Name))
+		path := filepath.Join(k8sDir(p), fmt.Sprintf("%02d-%s.yaml", k, ph.Name))
 		if err := dataset.WriteFile(path, b); err != nil {
 			return nil, err
 		}
@@ -201,11 +245,20 @@ func K8sManifests(p *Plan, planPath string, o K8sOptions) ([]string, error) {
 	fmt.Fprintf(&script, "echo \"every phase complete; see: sluice status %s\"\n", shellQuote(p.Out))
 	text := strings.ReplaceAll(script.String(), "$NS", ns)
 	text = strings.ReplaceAll(text, "$OUT", shellQuote(p.Out))
-	path := p.absPath("_jobs", "k8s-apply.sh")
+	path := filepath.Join(k8sDir(p), "k8s-apply.sh")
 	if err := dataset.WriteFile(path, []byte(text)); err != nil {
 		return nil, err
 	}
 	return append(paths, path), nil
+}
+
+// k8sDir is where the manifests are written: OUT/_jobs, or for an
+// object-store output k8s-<bucket>-<prefix>/ in the launch's directory.
+func k8sDir(p *Plan) string {
+	if p.IsRemote() {
+		return filepath.Join(p.Dir, dnsName("k8s-"+strings.TrimPrefix(p.Out[strings.Index(p.Out, "://")+3:], "/")))
+	}
+	return p.absPath("_jobs")
 }
 
 func k8sJobOf(p *Plan, planPath string, o K8sOptions, ph Phase, name string) k8sJob {
@@ -217,6 +270,16 @@ func k8sJobOf(p *Plan, planPath string, o K8sOptions, ph Phase, name string) k8s
 		Args: []string{fmt.Sprintf(`exec %s task %s --phase %s --index "$JOB_COMPLETION_INDEX"`,
 			shellQuote(p.Binary), shellQuote(planPath), ph.Name)},
 		VolumeMounts: []k8sMount{{Name: "data", MountPath: o.mountPath(p)}}}
+	volumes := []k8sVolume{{Name: "data", PersistentVolumeClaim: k8sClaim{ClaimName: o.Claim}}}
+	if o.Claim == "" { // an object-store output: no volume, no directory of the launch's
+		c.WorkingDir, c.VolumeMounts, volumes = "", nil, nil
+	}
+	if o.Secret != "" {
+		c.EnvFrom = []k8sEnvFrom{{SecretRef: k8sSecretRef{Name: o.Secret}}}
+	}
+	if e := blob.Endpoint(); e != "" && p.IsRemote() {
+		c.Env = append(c.Env, k8sEnv{Name: "AWS_ENDPOINT_URL", Value: e})
+	}
 	if o.CPU != "" || o.Mem != "" {
 		c.Resources = &k8sResources{Requests: map[string]string{}}
 		if o.CPU != "" {
@@ -234,7 +297,7 @@ func k8sJobOf(p *Plan, planPath string, o K8sOptions, ph Phase, name string) k8s
 			BackoffLimitPerIndex: 3, MaxFailedIndexes: ph.Tasks,
 			Template: k8sTemplate{Metadata: k8sMeta{Labels: labels},
 				Spec: k8sPod{RestartPolicy: "Never", Containers: []k8sContainer{c},
-					Volumes: []k8sVolume{{Name: "data", PersistentVolumeClaim: k8sClaim{ClaimName: o.Claim}}}}}}}
+					Volumes: volumes}}}}
 }
 
 // k8sApplyHeader is the start of k8s-apply.sh: run_phase NAME FILE PHASE

@@ -36,6 +36,13 @@ func TestK8sOptionsAreCheckedFirst(t *testing.T) {
 	if err := (K8sOptions{Image: "img", Claim: "corpus.pvc-1", CPU: "500m", Mem: "8Gi"}).Check(); err != nil {
 		t.Errorf("valid options refused: %v", err)
 	}
+	// An object-store output needs no claim; a Secret must be a name.
+	if err := (K8sOptions{Image: "img", ObjectStore: true, Secret: "s3-creds"}).Check(); err != nil {
+		t.Errorf("a bucket output without a claim refused: %v", err)
+	}
+	if err := (K8sOptions{Image: "img", ObjectStore: true, Secret: "S3 creds"}).Check(); err == nil || !strings.Contains(err.Error(), "--k8s-secret") {
+		t.Errorf("a Secret that is no Kubernetes name: %v", err)
+	}
 }
 
 // readJob decodes a written manifest strictly into the Job fields the

@@ -52,7 +52,9 @@ func launchCommand(s Streams) *cli.Command {
 		&cli.StringFlag{Name: "k8s-image", Destination: &o.K8s.Image, Usage: "k8s: the container image holding the sluice binary (required)"},
 		&cli.StringFlag{Name: "k8s-namespace", Destination: &o.K8s.Namespace, Usage: "k8s: the Jobs' namespace"},
 		&cli.StringFlag{Name: "k8s-claim", Destination: &o.K8s.Claim,
-			Usage: "k8s: the PersistentVolumeClaim (required) mounted in every pod at --k8s-mount, so that pods share the inputs, the output and the task markers at the paths of the plan"},
+			Usage: "k8s: the PersistentVolumeClaim mounted in every pod at --k8s-mount, so that pods share the inputs, the output and the task markers at the paths of the plan (required unless OUT is an s3://, gs:// or az:// URL)"},
+		&cli.StringFlag{Name: "k8s-secret", Destination: &o.K8s.Secret,
+			Usage: "k8s: the Secret whose keys become the pods' environment (envFrom), e.g. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for an s3:// output; --s3-endpoint is passed on as AWS_ENDPOINT_URL"},
 		&cli.StringFlag{Name: "k8s-mount", Destination: &o.K8s.MountPath,
 			Usage: "k8s: where the claim is mounted, here and in the pods; the inputs and the output must be under it (default: the current directory)"},
 		&cli.StringFlag{Name: "k8s-cpu", Destination: &o.K8s.CPU, Usage: "k8s: CPU request per pod"},
@@ -91,11 +93,6 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if o.Tasks < 1 {
 		return usagef("--tasks must be at least 1")
 	}
-	if executor == scaleout.K8s {
-		if err := o.K8s.Check(); err != nil {
-			return usageError{err}
-		}
-	}
 	file, data, err := readPipelineFile(pipelineFile)
 	if err != nil {
 		return err
@@ -108,6 +105,12 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 		return usagef("launch writes a dataset directory, not one file: %s", o.Output)
 	}
 	remote := blob.IsURL(o.Output)
+	if executor == scaleout.K8s {
+		o.K8s.ObjectStore = remote
+		if err := o.K8s.Check(); err != nil {
+			return usageError{err}
+		}
+	}
 	if remote && executor == scaleout.Slurm {
 		return usagef("-o %s: a Slurm launch on an object-store output is not supported: its job scripts and logs live in the output on a shared file system; launch to a shared path, or use --executor local or k8s", o.Output)
 	}
