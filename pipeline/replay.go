@@ -97,10 +97,11 @@ func readKey(cfg Config) string {
 		cfg.Schema, cfg.Strict, cfg.RepairUTF8, cfg.MaxDepth, cfg.MaxLineBytes, cfg.TextField, cfg.WARCTypes)
 }
 
-// replayOrRecord returns the source of a run whose stages replay a
-// complete recording of the same input, or nil. Otherwise, when a stage
-// asks for a recording and the input is not Parquet, it wraps open's
-// source to record it.
+// replayOrRecord returns the replay of a complete recording of the same
+// input when a stage of the run asks for one. Otherwise it returns the
+// source open opens, wrapped to record it when a stage asks for a
+// recording, the input is not Parquet and it is not larger than the
+// recording's limit.
 func replayOrRecord(cfg Config, open func() (source, error)) (source, error) {
 	key := readKey(cfg)
 	for _, st := range cfg.Stages {
