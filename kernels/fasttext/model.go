@@ -270,21 +270,26 @@ func (m *Model) sigmoidOf(x float32) float32 {
 	return m.sigmoid[int64(v)]
 }
 
-// hsNode is a node of the hierarchical softmax tree.
+// hsNode is a node of the hierarchical softmax tree: its children, its
+// parent (-1 for the root), its count, and whether it is its parent's
+// right child (its bit in the label's code).
 type hsNode struct {
-	left, right int32
-	count       int64
+	parent, left, right int32
+	count               int64
+	binary              bool
 }
 
-// buildTree builds fastText's Huffman tree over the label counts.
-func (m *Model) buildTree() {
-	osz := int(m.dict.nlabels)
+// huffmanTree builds fastText's Huffman tree over the label counts
+// (HierarchicalSoftmaxLoss::buildTree): labels are the first len(counts)
+// nodes, sorted by count as the dictionary sorts them.
+func huffmanTree(counts []int64) []hsNode {
+	osz := len(counts)
 	tree := make([]hsNode, 2*osz-1)
 	for i := range tree {
-		tree[i] = hsNode{left: -1, right: -1, count: 1e15}
+		tree[i] = hsNode{parent: -1, left: -1, right: -1, count: 1e15}
 	}
 	for i := range osz {
-		tree[i].count = m.dict.labelCounts[i]
+		tree[i].count = counts[i]
 	}
 	leaf, node := osz-1, osz
 	for i := osz; i < 2*osz-1; i++ {
@@ -300,6 +305,14 @@ func (m *Model) buildTree() {
 		}
 		tree[i].left, tree[i].right = int32(mini[0]), int32(mini[1])
 		tree[i].count = tree[mini[0]].count + tree[mini[1]].count
+		tree[mini[0]].parent = int32(i)
+		tree[mini[1]].parent = int32(i)
+		tree[mini[1]].binary = true
 	}
-	m.tree = tree
+	return tree
+}
+
+// buildTree builds the model's Huffman tree over its label counts.
+func (m *Model) buildTree() {
+	m.tree = huffmanTree(m.dict.labelCounts[:m.dict.nlabels])
 }

@@ -259,36 +259,7 @@ const negativeTableSize = 10000000
 // label's path and code (HierarchicalSoftmaxLoss::buildTree).
 func (t *trainer) buildTree(counts []int64) {
 	osz := len(counts)
-	type node struct {
-		parent, left, right int32
-		count               int64
-		binary              bool
-	}
-	tree := make([]node, 2*osz-1)
-	for i := range tree {
-		tree[i] = node{parent: -1, left: -1, right: -1, count: 1e15}
-	}
-	for i := range osz {
-		tree[i].count = counts[i]
-	}
-	leaf, nd := osz-1, osz
-	for i := osz; i < 2*osz-1; i++ {
-		var mini [2]int
-		for j := range mini {
-			if leaf >= 0 && tree[leaf].count < tree[nd].count {
-				mini[j] = leaf
-				leaf--
-			} else {
-				mini[j] = nd
-				nd++
-			}
-		}
-		tree[i].left, tree[i].right = int32(mini[0]), int32(mini[1])
-		tree[i].count = tree[mini[0]].count + tree[mini[1]].count
-		tree[mini[0]].parent = int32(i)
-		tree[mini[1]].parent = int32(i)
-		tree[mini[1]].binary = true
-	}
+	tree := huffmanTree(counts)
 	t.paths = make([][]int32, osz)
 	t.codes = make([][]bool, osz)
 	for i := range osz {

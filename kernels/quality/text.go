@@ -3,11 +3,12 @@ package quality
 import (
 	"bytes"
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sluice-data/sluice/kernels/words"
 )
 
 // isASCII reports whether b holds only ASCII bytes, eight at a time.
@@ -238,23 +239,6 @@ func (p *phrase) in(text []byte) bool {
 	return false
 }
 
-// firstHigh returns the index of the first non-ASCII byte of b at or after
-// from, or len(b).
-func firstHigh(b []byte, from int) int {
-	i := from
-	for ; i+8 <= len(b); i += 8 {
-		if x := binary.LittleEndian.Uint64(b[i:]) & 0x8080808080808080; x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] >= utf8.RuneSelf {
-			return i
-		}
-	}
-	return len(b)
-}
-
 // asciiCursor tells which spans of a text are all ASCII, for spans asked
 // about in increasing order. Non-ASCII bytes being rare in most text, it
 // finds the next one eight bytes at a time and answers for every span before
@@ -265,7 +249,7 @@ type asciiCursor struct {
 }
 
 func newASCIICursor(text []byte) asciiCursor {
-	return asciiCursor{text: text, next: firstHigh(text, 0)}
+	return asciiCursor{text: text, next: words.FirstNonASCII(text, 0)}
 }
 
 // plain reports whether text[start:end] is all ASCII. start must not be
@@ -277,12 +261,12 @@ func (c *asciiCursor) plain(start, end int) bool {
 
 func (c *asciiCursor) check(start, end int) bool {
 	if c.next < start {
-		c.next = firstHigh(c.text, start)
+		c.next = words.FirstNonASCII(c.text, start)
 		if end <= c.next {
 			return true
 		}
 	}
-	c.next = firstHigh(c.text, end)
+	c.next = words.FirstNonASCII(c.text, end)
 	return false
 }
 

@@ -1,9 +1,11 @@
 package quality
 
 import (
-	"github.com/sluice-data/sluice/internal/testcorpus"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sluice-data/sluice/internal/testcorpus"
+	"github.com/sluice-data/sluice/kernels/words"
 )
 
 func TestRuneCount(t *testing.T) {
@@ -98,7 +100,7 @@ func TestASCIICursor(t *testing.T) {
 		if i < len(b) {
 			b[i] = 0xC3
 		}
-		if got := firstHigh(b, 0); got != i {
+		if got := words.FirstNonASCII(b, 0); got != i {
 			t.Errorf("firstHigh with a high byte at %d = %d", i, got)
 		}
 	}

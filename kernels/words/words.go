@@ -91,7 +91,7 @@ func walk(text []byte, dst []Span, count *int) []Span {
 	n := len(text)
 	i := 0
 	for i < n {
-		h := firstHigh(text, i)
+		h := FirstNonASCII(text, i)
 		if h == n {
 			return splitASCII(text, i, n, dst, count)
 		}
@@ -120,7 +120,7 @@ func splitRunes(text []byte, i, h int, dst []Span, count *int) (int, []Span) {
 		if c < utf8.RuneSelf {
 			if k := asciiClass[c]; k != cWord {
 				if i > h && k == cSep {
-					if h = firstHigh(text, i); h-i >= minASCIIStretch {
+					if h = FirstNonASCII(text, i); h-i >= minASCIIStretch {
 						return i, dst
 					}
 				}
@@ -256,9 +256,9 @@ func wordBytes(x uint64) uint64 {
 	return (m >> 7) * 0x0102040810204080 >> 56
 }
 
-// firstHigh returns the index of the first non-ASCII byte of b at or after
-// from, or len(b).
-func firstHigh(b []byte, from int) int {
+// FirstNonASCII returns the index of the first non-ASCII byte of b at or
+// after from, or len(b), reading eight bytes at a time.
+func FirstNonASCII(b []byte, from int) int {
 	i := from
 	for ; i+8 <= len(b); i += 8 {
 		if x := binary.LittleEndian.Uint64(b[i:]) & 0x8080808080808080; x != 0 {
