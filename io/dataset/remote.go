@@ -42,6 +42,9 @@ type remote struct {
 	sem      chan struct{}
 	uploaded map[string]bool // relative paths staged in the store
 	err      error
+	// aborted is set by abortRemote: no upload starts after it, and one
+	// that finishes after it deletes what it wrote.
+	aborted bool
 }
 
 // Uploads of part files in flight at once (each a multipart upload with
@@ -258,7 +261,13 @@ func (o *Output) fileDone(local string) {
 		return // uploaded to its place at commit
 	}
 	rel = filepath.ToSlash(rel)
-	r.wg.Add(1)
+	r.mu.Lock()
+	if r.aborted {
+		r.mu.Unlock()
+		return
+	}
+	r.wg.Add(1) // under mu, so never after abortRemote's Wait began
+	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		select {
@@ -267,9 +276,17 @@ func (o *Output) fileDone(local string) {
 			return
 		}
 		defer func() { <-r.sem }()
-		err := blob.Upload(r.ctx, local, blob.Join(r.staging, rel))
+		if r.ctx.Err() != nil {
+			return
+		}
+		url := blob.Join(r.staging, rel)
+		err := blob.Upload(r.ctx, local, url)
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if r.aborted { // finished or cut short as the run was aborted: not staged
+			blob.Delete(context.Background(), url)
+			return
+		}
 		if err != nil {
 			if r.err == nil {
 				r.err = err
@@ -398,20 +415,32 @@ func (o *Output) deleteStaged() {
 	r := o.remote
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	objs, err := blob.List(ctx, r.staging+"/")
-	if err != nil {
-		return
+	// A store may finish an upload whose request was cancelled a moment
+	// after the client gave up on it: list again until a listing, a
+	// little later, finds nothing left (a few seconds at most).
+	for try := 0; try < 10; try++ {
+		objs, err := blob.List(ctx, r.staging+"/")
+		if err != nil {
+			return
+		}
+		if len(objs) == 0 && try > 0 {
+			return
+		}
+		var urls []string
+		for _, obj := range objs {
+			urls = append(urls, obj.URL)
+		}
+		parallel(urls, 8, func(u string) error { return blob.Delete(ctx, u) })
+		time.Sleep(time.Duration(100*(try+1)) * time.Millisecond)
 	}
-	var urls []string
-	for _, obj := range objs {
-		urls = append(urls, obj.URL)
-	}
-	parallel(urls, 8, func(u string) error { return blob.Delete(ctx, u) })
 }
 
 // abortRemote stops the uploads and deletes what was staged.
 func (o *Output) abortRemote() {
 	r := o.remote
+	r.mu.Lock()
+	r.aborted = true
+	r.mu.Unlock()
 	r.cancel()
 	r.wg.Wait()
 	if r.staging != "" {
