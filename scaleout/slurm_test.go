@@ -27,7 +27,7 @@ func fakeSlurm(t *testing.T, dir, queue string) (SlurmOptions, string) {
 		Sbatch: writeScript(t, filepath.Join(dir, "bin", "sbatch"), fmt.Sprintf(
 			"echo \"sbatch $*\" >> %[1]s\nn=0\nwhile read -r _; do n=$((n + 1)); done < %[1]s\necho \"$((2000 + n))\"\n", calls)),
 		Squeue: writeScript(t, filepath.Join(dir, "bin", "squeue"), fmt.Sprintf(
-			"echo \"squeue $*\" >> %[1]s\nif [ ! -s %[2]s ]; then echo 'slurm_load_jobs error: Invalid job id specified' >&2; exit 1; fi\ncat %[2]s\n", calls, q)),
+			"echo \"squeue $*\" >> %[1]s\nif [ ! -s %[2]s ]; then echo 'slurm_load_jobs error: Invalid job id specified' >&2; exit 1; fi\nwhile IFS= read -r line; do echo \"$line\"; done < %[2]s\n", calls, q)),
 		Scancel: writeScript(t, filepath.Join(dir, "bin", "scancel"), fmt.Sprintf("echo \"scancel $*\" >> %s\n", calls)),
 	}
 	return o, calls
