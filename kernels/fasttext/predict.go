@@ -17,9 +17,10 @@ type Predictor struct {
 	m      *Model
 	hidden []float32
 	output []float32
-	hashes []int32 // word hashes of the tokens, for word n-grams
-	word   []byte  // "<" + token + ">"
-	n      int     // rows summed into hidden
+	hashes []int32  // word hashes of the tokens, for word n-grams
+	word   []byte   // "<" + token + ">"
+	subs   []uint32 // the hashes of word's character n-grams
+	n      int      // rows summed into hidden
 	eosID  int32
 	eosH   uint32
 }
@@ -175,26 +176,36 @@ func (p *Predictor) addSubwords(tok []byte) {
 		return
 	}
 	p.word = append(append(append(p.word[:0], '<'), tok...), '>')
-	w := p.word
-	bucket := uint32(a.Bucket)
+	p.subs = charNgramHashes(p.subs[:0], p.word, a.MinN, a.MaxN)
+	for _, h := range p.subs {
+		p.addBucket(int32(h % uint32(a.Bucket)))
+	}
+}
+
+// charNgramHashes appends the hashes of the character n-grams of w
+// ("<" + word + ">") of minn to maxn characters, as fastText's
+// Dictionary::computeSubwords makes them: UTF-8 sequences kept whole, and
+// the one-character n-grams "<" and ">" left out.
+func charNgramHashes(dst []uint32, w []byte, minn, maxn int) []uint32 {
 	for i := range w {
 		if w[i]&0xC0 == 0x80 {
 			continue
 		}
 		h := uint32(2166136261)
 		j := i
-		for n := 1; j < len(w) && n <= a.MaxN; n++ {
+		for n := 1; j < len(w) && n <= maxn; n++ {
 			h = (h ^ uint32(int32(int8(w[j])))) * 16777619
 			j++
 			for j < len(w) && w[j]&0xC0 == 0x80 {
 				h = (h ^ uint32(int32(int8(w[j])))) * 16777619
 				j++
 			}
-			if n >= a.MinN && !(n == 1 && (i == 0 || j == len(w))) {
-				p.addBucket(int32(h % bucket))
+			if n >= minn && !(n == 1 && (i == 0 || j == len(w))) {
+				dst = append(dst, h)
 			}
 		}
 	}
+	return dst
 }
 
 // addWordNgrams adds the word n-grams of 2 to wordNgrams tokens. fastText

@@ -328,24 +328,8 @@ func (d *trainDict) computeSubwords(word string, dst []int32) []int32 {
 	if d.bucket == 0 {
 		return dst
 	}
-	w := []byte("<" + word + ">")
-	for i := range w {
-		if w[i]&0xC0 == 0x80 {
-			continue
-		}
-		h := uint32(2166136261)
-		j := i
-		for n := 1; j < len(w) && n <= d.maxn; n++ {
-			h = (h ^ uint32(int32(int8(w[j])))) * 16777619
-			j++
-			for j < len(w) && w[j]&0xC0 == 0x80 {
-				h = (h ^ uint32(int32(int8(w[j])))) * 16777619
-				j++
-			}
-			if n >= d.minn && !(n == 1 && (i == 0 || j == len(w))) {
-				dst = append(dst, d.nwords+int32(h%uint32(d.bucket)))
-			}
-		}
+	for _, h := range charNgramHashes(nil, []byte("<"+word+">"), d.minn, d.maxn) {
+		dst = append(dst, d.nwords+int32(h%uint32(d.bucket)))
 	}
 	return dst
 }
