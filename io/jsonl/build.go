@@ -41,6 +41,11 @@ type Builder struct {
 	nested    []nestedExtra
 	scratch   []byte
 	path      []byte
+	rows      int
+	// text is the column ReserveData named, built by textColumn instead of
+	// its Arrow builder; textIdx is its field index, -1 for none.
+	text    textColumn
+	textIdx int
 }
 
 // nestedExtra is a member of a struct column's object that its type has no
@@ -61,6 +66,7 @@ func NewBuilder(mem memory.Allocator, typ *schema.Type, withExtra, strict bool) 
 		strict:    strict,
 		index:     make(map[string]int, len(typ.Fields)),
 		slot:      make([]int32, len(typ.Fields)),
+		textIdx:   -1,
 	}
 	for i, f := range typ.Fields {
 		b.index[f.Name] = i
@@ -73,21 +79,27 @@ func NewBuilder(mem memory.Allocator, typ *schema.Type, withExtra, strict bool) 
 func (b *Builder) Schema() *arrow.Schema { return b.rb.Schema() }
 
 // Len returns the number of rows appended since the last NewRecordBatch.
-func (b *Builder) Len() int {
-	if len(b.rb.Fields()) == 0 {
-		return 0
-	}
-	return b.rb.Field(0).Len()
-}
+func (b *Builder) Len() int { return b.rows }
 
 // Reserve makes room for n more rows in every column.
 func (b *Builder) Reserve(n int) { b.rb.Reserve(n) }
 
 // ReserveData makes room for n bytes of values in the top-level string
-// column named field, sparing the copies of growing it row by row.
-func (b *Builder) ReserveData(field string, n int) {
-	if i, ok := b.index[field]; ok && b.typ.Fields[i].Type.Kind == schema.String {
-		b.rb.Field(i).(*array.StringBuilder).ReserveData(n)
+// column named field, and rows rows, sparing the copies of growing it row by
+// row. That column is then built apart from the others, straight into
+// buffers of that size (see textColumn). Call it before the rows of a batch
+// are appended.
+func (b *Builder) ReserveData(field string, rows, n int) {
+	i, ok := b.index[field]
+	if !ok || b.typ.Fields[i].Type.Kind != schema.String {
+		return
+	}
+	if b.textIdx != i && b.rows > 0 {
+		return // the batch has begun with another layout
+	}
+	b.textIdx = i
+	if b.text.len() == 0 {
+		b.text.reset(rows, n)
 	}
 }
 
@@ -139,10 +151,24 @@ func (b *Builder) Append(d *Doc, root int32) error {
 		// row is refused whole: nothing of it is appended.
 		return fmt.Errorf("field %q has no column: %w", d.Key(b.extras[0]), ErrSchemaMismatch)
 	}
+	if b.textIdx >= 0 {
+		if c := b.slot[b.textIdx]; c >= 0 && d.Node(c).Kind != KindNull && !b.text.fits(len(d.Bytes(c))) {
+			return fmt.Errorf("field %q: the batch's values would pass Arrow's 2 GiB limit; use smaller batches", b.typ.Fields[b.textIdx].Name)
+		}
+	}
 	if len(b.nested) > 0 || b.dottedExtra(d) {
 		b.settle(d, root)
 	}
+	b.rows++
 	for i, f := range b.typ.Fields {
+		if i == b.textIdx {
+			if c := b.slot[i]; c < 0 || d.Node(c).Kind == KindNull {
+				b.text.appendNull()
+			} else {
+				b.text.append(d.Bytes(c))
+			}
+			continue
+		}
 		b.appendValue(b.rb.Field(i), f.Type, d, b.slot[i])
 	}
 	if b.withExtra {
@@ -218,7 +244,26 @@ func (b *Builder) appendValue(bld array.Builder, t *schema.Type, d *Doc, i int32
 
 // NewRecordBatch returns the rows appended so far as a batch and resets the
 // builder. The caller releases the batch.
-func (b *Builder) NewRecordBatch() arrow.RecordBatch { return b.rb.NewRecordBatch() }
+func (b *Builder) NewRecordBatch() arrow.RecordBatch {
+	rows := b.rows
+	b.rows = 0
+	if b.textIdx < 0 {
+		return b.rb.NewRecordBatch()
+	}
+	cols := make([]arrow.Array, len(b.rb.Fields()))
+	for i, f := range b.rb.Fields() {
+		if i == b.textIdx {
+			cols[i] = b.text.finish()
+		} else {
+			cols[i] = f.NewArray()
+		}
+	}
+	rec := array.NewRecordBatch(b.rb.Schema(), cols, int64(rows))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
 
 // Release frees the builder's memory.
 func (b *Builder) Release() { b.rb.Release() }

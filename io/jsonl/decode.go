@@ -63,7 +63,7 @@ func (d *Decoder) Decode(c *Chunk) Decoded {
 	var out Decoded
 	d.b.Reserve(c.Len())
 	if d.opts.TextField != "" {
-		d.b.ReserveData(d.opts.TextField, len(c.Data))
+		d.b.ReserveData(d.opts.TextField, c.Len(), len(c.Data))
 	}
 	for i := 0; i < c.Len(); i++ {
 		line := c.Line(i)
