@@ -28,5 +28,8 @@
 // A task writes only its own files, each under a temporary name renamed
 // into place, and its completion marker last (OUT/_work/markers). A task
 // whose marker exists does nothing; any other starts by removing what an
-// interrupted attempt left.
+// interrupted attempt left. The done marker records the task's wall time
+// from its process's start, the part of it spent outside the work (the
+// process starting, the plan, the lease, moving files, the markers) and
+// the process's peak memory; status sums them by phase (timing.go).
 package scaleout

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/sluice-data/sluice/io/blob"
 )
@@ -35,6 +36,7 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 			fmt.Fprintf(progress, "%-24s %d tasks already done\n", ph.Name, ph.Tasks)
 			continue
 		}
+		began := time.Now()
 		var mu sync.Mutex
 		var failures []string
 		var peak int64 // largest task's peak resident memory, bytes
@@ -69,7 +71,12 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 		if n := p.doneTasks(ph); n < ph.Tasks {
 			return fmt.Errorf("phase %s: %d of %d tasks are done once its tasks ended (see sluice status %s)", ph.Name, n, ph.Tasks, p.Out)
 		}
-		fmt.Fprintf(progress, "%-24s %d tasks done (%d run now; peak RSS of a task %.1f MiB)\n", ph.Name, ph.Tasks, len(todo), float64(peak)/(1<<20))
+		// The tasks run now, as their done markers tell: their summed wall
+		// time, of it the overhead of being a task (see timing.go), and
+		// the phase's wall time here.
+		times := p.TimesOf(ph, todo)
+		fmt.Fprintf(progress, "%-24s %d tasks done (%d run now; peak RSS of a task %.1f MiB; task time %.2fs, overhead %.2fs; phase %.2fs)\n",
+			ph.Name, ph.Tasks, len(todo), float64(peak)/(1<<20), times.TaskSeconds, times.OverheadSeconds, time.Since(began).Seconds())
 	}
 	return nil
 }
@@ -144,6 +151,8 @@ func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i in
 	}
 	cmd := exec.CommandContext(ctx, p.Binary, "task", planPath, "--phase", ph.Name, "--index", strconv.Itoa(i), "--log", log)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = p.Dir, f, f
+	// The task's setup time counts from here (ProcessStart).
+	cmd.Env = append(os.Environ(), SpawnedEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
 	err = cmd.Run()
 	var rss int64
 	if cmd.ProcessState != nil {

@@ -42,6 +42,8 @@ type PhaseStatus struct {
 	Running     []TaskStatus
 	Failed      []TaskStatus
 	Interrupted []TaskStatus
+	// Times sums what the done tasks' markers recorded.
+	Times PhaseTimes
 }
 
 // State is the phase's state: complete when every task is done; else
@@ -79,6 +81,7 @@ func Status(p *Plan) []PhaseStatus {
 			switch ts.State {
 			case TaskDone:
 				st.Done++
+				st.Times.add(ts.Marker)
 			case TaskRunning:
 				st.Running = append(st.Running, ts)
 			case TaskFailed:
@@ -94,8 +97,9 @@ func Status(p *Plan) []PhaseStatus {
 
 // taskStatus reads the state of task i of ph.
 func (p *Plan) taskStatus(ph Phase, i int, host string, now time.Time) TaskStatus {
-	if p.isDone(ph, i) {
-		return TaskStatus{State: TaskDone, Marker: Marker{Phase: ph.Name, Index: i}}
+	if m, ok := p.doneMarker(ph, i); ok {
+		m.Phase, m.Index = ph.Name, i
+		return TaskStatus{State: TaskDone, Marker: m}
 	}
 	var stale *TaskStatus
 	if _, m, modified, err := readLease(p.markerPath(ph, i, running)); err == nil {
@@ -137,12 +141,16 @@ func Complete(sts []PhaseStatus) bool {
 	return true
 }
 
-// PrintStatus writes one line a phase, then a line for each running,
-// failed or interrupted task.
+// PrintStatus writes one line a phase (with the times its done tasks
+// recorded), then a line for each running, failed or interrupted task.
 func PrintStatus(w io.Writer, sts []PhaseStatus) {
 	for _, st := range sts {
-		fmt.Fprintf(w, "%-24s %6d/%-6d done  %d running  %d failed  %d interrupted  %s\n", st.Phase.Name, st.Done, st.Phase.Tasks,
-			len(st.Running), len(st.Failed), len(st.Interrupted), st.State())
+		times := ""
+		if st.Times.TimedTasks > 0 {
+			times = "  (" + st.Times.String() + ")"
+		}
+		fmt.Fprintf(w, "%-24s %6d/%-6d done  %d running  %d failed  %d interrupted  %s%s\n", st.Phase.Name, st.Done, st.Phase.Tasks,
+			len(st.Running), len(st.Failed), len(st.Interrupted), st.State(), times)
 		for _, ts := range st.Running {
 			fmt.Fprintf(w, "  task %d running on %s%s\n", ts.Index, leaseNote(ts.Marker), logNote(ts.Marker))
 		}

@@ -28,6 +28,7 @@ type task struct {
 	mem     memory.Allocator
 	version string
 	lease   *lease // nil when run without one
+	clock   *taskClock
 }
 
 // holdsLease fails when another copy of the task took its lease over:
@@ -53,6 +54,9 @@ type TaskOptions struct {
 	// Progress is told when the task waits for another copy's lease or
 	// takes over a stale one; nil tells nothing.
 	Progress io.Writer
+	// Started is when the task's process started (ProcessStart): the
+	// times its marker records count from it. Zero counts from the call.
+	Started time.Time
 }
 
 // RunTask runs task index of the named phase of plan with the default
@@ -69,6 +73,10 @@ func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, 
 // not renewed in time) it takes over. Holding the lease, it removes what
 // an earlier attempt left, runs, and writes its done or failed marker.
 func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o TaskOptions) (ran bool, err error) {
+	clock := &taskClock{started: o.Started}
+	if clock.started.IsZero() {
+		clock.started = time.Now()
+	}
 	ph, err := plan.Phase(phase)
 	if err != nil {
 		return false, err
@@ -117,7 +125,7 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 	l.keep(func(other Marker) {
 		cancel(fmt.Errorf("phase %s task %d lost its lease to %s", ph.Name, index, leaseNote(other)))
 	})
-	t := &task{ctx: ctx, plan: plan, phase: ph, index: index, file: file, mem: memory.NewGoAllocator(), version: o.Version, lease: l}
+	t := &task{ctx: ctx, plan: plan, phase: ph, index: index, file: file, mem: memory.NewGoAllocator(), version: o.Version, lease: l, clock: clock}
 	// Checked again before anything is removed: a copy stopped since it
 	// took the lease (and taken over meanwhile) must not remove the files
 	// of the copy that took over.
@@ -135,7 +143,11 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 		err = plan.fetchWork(ctx)
 	}
 	if err == nil {
+		clock.workStart = time.Now()
 		err = t.run()
+		if clock.workEnd.IsZero() {
+			clock.workEnd = time.Now()
+		}
 	}
 	if err == nil && plan.IsRemote() {
 		if err = t.holdsLease(); err == nil {
@@ -154,6 +166,7 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 	m = l.marker
 	m.Heartbeat, m.Expires, m.Token = "", "", ""
 	m.Finished = now()
+	clock.stamp(&m, time.Now())
 	if err != nil {
 		m.Error = err.Error()
 		if werr := plan.writeMarker(ph, index, failed, m); werr != nil {
@@ -366,6 +379,14 @@ type Marker struct {
 	Heartbeat string `json:"heartbeat,omitempty"`
 	Expires   string `json:"expires,omitempty"`
 	Token     string `json:"token,omitempty"`
+	// A done or failed marker's times (see timing.go): the task's wall
+	// time from its process's start to the marker, the overhead part of
+	// it (outside the work) and the setup part of that (before the work),
+	// in seconds; and the process's peak resident memory, bytes.
+	WallSeconds     float64 `json:"wall_seconds,omitempty"`
+	OverheadSeconds float64 `json:"overhead_seconds,omitempty"`
+	SetupSeconds    float64 `json:"setup_seconds,omitempty"`
+	PeakRSS         int64   `json:"peak_rss_bytes,omitempty"`
 }
 
 type markerKind string

@@ -48,6 +48,9 @@ func (t *task) write() error {
 	if err != nil {
 		return err
 	}
+	if t.clock != nil {
+		t.clock.workEnd = time.Now() // moving the files into place is the task's overhead
+	}
 	if m == nil {
 		m = &dataset.Manifest{Tool: "sluice", Version: t.version, Command: t.plan.Command, Started: now()}
 	}

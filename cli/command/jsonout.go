@@ -152,7 +152,10 @@ func newSummary(t dataset.Target, m *dataset.Manifest) Summary {
 }
 
 // PhaseState is one phase of a launched plan: its tasks done and waiting,
-// and those running, failed and interrupted.
+// and those running, failed and interrupted; and what its done tasks'
+// markers recorded: their summed wall time and overhead (task_seconds,
+// overhead_seconds, setup_seconds), the longest task and the largest
+// peak memory of a task.
 type PhaseState struct {
 	Name        string      `json:"name"`
 	Kind        string      `json:"kind"`
@@ -163,6 +166,7 @@ type PhaseState struct {
 	Running     []TaskState `json:"running"`
 	Failed      []TaskState `json:"failed"`
 	Interrupted []TaskState `json:"interrupted"`
+	scaleout.PhaseTimes
 }
 
 // TaskState is a task of a phase that is not done.
@@ -192,7 +196,7 @@ func phaseStates(sts []scaleout.PhaseStatus) []PhaseState {
 	for _, st := range sts {
 		out = append(out, PhaseState{Name: st.Phase.Name, Kind: string(st.Phase.Kind), Tasks: st.Phase.Tasks, Done: st.Done,
 			Waiting: st.Waiting(), State: st.State(), Running: tasks(st.Running), Failed: tasks(st.Failed),
-			Interrupted: tasks(st.Interrupted)})
+			Interrupted: tasks(st.Interrupted), PhaseTimes: st.Times})
 	}
 	return out
 }

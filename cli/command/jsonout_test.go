@@ -70,6 +70,13 @@ type phaseJSON struct {
 	Running     []map[string]any `json:"running"`
 	Failed      []map[string]any `json:"failed"`
 	Interrupted []map[string]any `json:"interrupted"`
+	// What the done tasks' markers recorded (launch_times_test.go).
+	TimedTasks      int     `json:"timed_tasks"`
+	TaskSeconds     float64 `json:"task_seconds"`
+	MaxTaskSeconds  float64 `json:"max_task_seconds"`
+	OverheadSeconds float64 `json:"overhead_seconds"`
+	SetupSeconds    float64 `json:"setup_seconds"`
+	PeakRSS         int64   `json:"peak_rss_bytes"`
 }
 
 // decodeOne decodes stdout, which must hold one JSON object and nothing

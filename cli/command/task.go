@@ -52,6 +52,7 @@ func taskCommand(s Streams) *cli.Command {
 }
 
 func runTask(ctx context.Context, planPath, phase string, index int, log string, lease scaleout.LeaseTiming, r Report, s Streams) error {
+	started := scaleout.ProcessStart() // the task's marker records its times from there
 	plan, err := scaleout.ReadPlan(planPath)
 	if err != nil {
 		return usageError{err}
@@ -64,7 +65,7 @@ func runTask(ctx context.Context, planPath, phase string, index int, log string,
 	}
 	start := time.Now()
 	restore := limitCores(plan.Settings.Workers)
-	ran, err := scaleout.RunTaskWith(ctx, plan, phase, index, scaleout.TaskOptions{Version: Version, Log: log, Lease: lease, Progress: s.Err})
+	ran, err := scaleout.RunTaskWith(ctx, plan, phase, index, scaleout.TaskOptions{Version: Version, Log: log, Lease: lease, Progress: s.Err, Started: started})
 	restore()
 	if err != nil {
 		return fmt.Errorf("phase %s task %d: %w", phase, index, err)
