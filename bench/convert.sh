@@ -2,7 +2,7 @@
 # Side-by-side JSONL -> Parquet (zstd) benchmark: sluice vs DuckDB vs Polars.
 # See bench/README.md. Usage:
 #   bash bench/convert.sh [--n DOCS] [--work DIR] [--rounds R] [--tools DIR]
-#                         [--threads "1 2"] [--seed S] [--only "sluice duckdb polars"]
+#                         [--threads "1 2"] [--seed S] [--only "sluice sluice-l1 duckdb polars"]
 # Every option can also be given by environment: N, WORK, ROUNDS, TOOLS, THREADS, SEED, ONLY.
 # The corpus comes from bench/gen and the peer runners from bench/peers;
 # --tools DIR uses DIR/gen_corpus.py and DIR/peers/ instead.
@@ -15,7 +15,7 @@ ROUNDS=${ROUNDS:-3}
 TOOLS=${TOOLS:-}
 THREADS=${THREADS:-"1 2"}
 SEED=${SEED:-42}
-ONLY=${ONLY:-"sluice duckdb polars"}
+ONLY=${ONLY:-"sluice sluice-l1 duckdb polars"}
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -69,7 +69,7 @@ fi
 
 # ---- build sluice (fails first, before any long step) -------------------------
 SLUICE=$WORK/sluice
-if has sluice; then
+if has sluice || has sluice-l1; then
   command -v go >/dev/null || die "go toolchain not found"
   log "building sluice: (cd $REPO && go build -o $SLUICE .)"
   if ! (cd "$REPO" && go build -o "$SLUICE" .) >&2; then
@@ -116,6 +116,7 @@ run_one() { # tool threads round -> appends "tool threads round wall rssKB cpu o
   local cmd
   case "$tool" in
     sluice) cmd=("$SLUICE" convert "$CORPUS" -o "$out" --workers "$t" --overwrite --compression zstd) ;;
+    sluice-l1) cmd=("$SLUICE" convert "$CORPUS" -o "$out" --workers "$t" --overwrite --compression zstd --compression-level 1) ;;
     duckdb) cmd=(node "$PEER_JS/duckdb_run.js" parquet "$CORPUS" "$out" "$t") ;;
     polars) cmd=(env POLARS_MAX_THREADS="$t" node "$PEER_JS/polars_to_parquet.js" "$CORPUS" "$out" eager) ;;
     *) die "unknown tool $tool" ;;
@@ -133,7 +134,7 @@ run_one() { # tool threads round -> appends "tool threads round wall rssKB cpu o
 }
 
 # sluice: one tiny conversion first, so a CLI mismatch fails in seconds.
-if has sluice; then
+if has sluice || has sluice-l1; then
   head -n 2 "$CORPUS" >"$WORK/smoke.jsonl"
   "$SLUICE" convert "$WORK/smoke.jsonl" -o "$WORK/smoke.parquet" --workers 1 --overwrite --compression zstd >&2 \
     || die "sluice smoke test failed: sluice convert IN -o OUT.parquet --workers N --overwrite --compression zstd"
@@ -141,7 +142,7 @@ if has sluice; then
 fi
 
 TOOL_LIST=()
-for x in sluice duckdb polars; do has $x && TOOL_LIST+=("$x"); done
+for x in sluice sluice-l1 duckdb polars; do has $x && TOOL_LIST+=("$x"); done
 [ ${#TOOL_LIST[@]} -gt 0 ] || die "nothing to run (--only '$ONLY')"
 
 for r in $(seq 1 "$ROUNDS"); do
@@ -180,27 +181,31 @@ declare -A MBS OUTB
 {
   echo "sluice convert benchmark  $(date -u +%Y-%m-%dT%H:%MZ)  host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "corpus: $DOCS docs, $IN_BYTES bytes ($(bench_gen_name) --n $N --seed $SEED)  rounds: $ROUNDS  sluice rev: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)"
-  printf '%-8s %3s %9s %8s %8s %8s %12s %7s\n' tool thr median_s MB/s rss_MB cpu_s out_bytes rows
+  printf '%-9s %3s %9s %8s %8s %8s %12s %7s\n' tool thr median_s MB/s rss_MB cpu_s out_bytes rows
   for t in $THREADS; do
     for tool in "${TOOL_LIST[@]}"; do
       read -r med mbs rss cpu out _ < <(summary "$tool" "$t")
       MBS[$tool/$t]=$mbs; OUTB[$tool/$t]=$out
-      printf '%-8s %3s %9s %8s %8s %8s %12s %7s\n' "$tool" "$t" "$med" "$mbs" "$rss" "$cpu" "$out" "${ROWS[$tool/$t]:-?}"
+      printf '%-9s %3s %9s %8s %8s %8s %12s %7s\n' "$tool" "$t" "$med" "$mbs" "$rss" "$cpu" "$out" "${ROWS[$tool/$t]:-?}"
     done
   done
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ printf (b > 0 ? "%.2f" : "n/a"), (b > 0 ? a / b : 0) }'; }
   for t in $THREADS; do
-    for peer in duckdb polars; do
-      if has sluice && has $peer; then
-        printf '%-40s %s\n' "MB/s sluice/$peer threads=$t:" "$(ratio "${MBS[sluice/$t]}" "${MBS[$peer/$t]}")"
-      fi
+    for s in sluice sluice-l1; do
+      for peer in duckdb polars; do
+        if has $s && has $peer; then
+          printf '%-40s %s\n' "MB/s $s/$peer threads=$t:" "$(ratio "${MBS[$s/$t]}" "${MBS[$peer/$t]}")"
+        fi
+      done
     done
   done
-  if has sluice && has duckdb; then
-    for t in $THREADS; do
-      printf '%-40s %s\n' "output bytes sluice/duckdb threads=$t:" "$(ratio "${OUTB[sluice/$t]}" "${OUTB[duckdb/$t]}")"
-    done
-  fi
+  for s in sluice sluice-l1; do
+    if has $s && has duckdb; then
+      for t in $THREADS; do
+        printf '%-40s %s\n' "output bytes $s/duckdb threads=$t:" "$(ratio "${OUTB[$s/$t]}" "${OUTB[duckdb/$t]}")"
+      done
+    fi
+  done
   set -- $THREADS
   if [ $# -ge 2 ]; then
     lo=$1; hi=${!#}
