@@ -2,6 +2,7 @@ package stages
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"weak"
 
@@ -115,7 +116,17 @@ func (q *Quality) results(mem memory.Allocator, text *array.String, h *handoff) 
 			h.from.next.CompareAndSwap(nil, q)
 		}
 		if len(h.ahead) > 0 && h.ahead[0].stage == q && len(h.ahead[0].res.Fail) == text.Len() {
-			return h.ahead[0].res, h.ahead[1:], nil
+			// The results after this one go on in a slice of their own: a
+			// subslice would share h's array, which holds this result and
+			// through it the column this stage passes on, the key of the
+			// next handoff, which could then never be collected.
+			var rest []ahead
+			if len(h.ahead) > 1 {
+				rest = slices.Clone(h.ahead[1:])
+			}
+			res := h.ahead[0].res
+			h.ahead = nil
+			return res, rest, nil
 		}
 		h.release()
 	}
