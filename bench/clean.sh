@@ -8,9 +8,12 @@
 # profile's top lines.
 # Usage: bash bench/clean.sh [--n DOCS] [--work DIR] [--rounds R] [--seed S]
 #                            [--tools DIR] [--base BIN] [--bench-count K]
+#                            [-- SLUICE-FLAGS...]
 # Every option can also be given by environment: N, WORK, ROUNDS, SEED,
 # TOOLS, BASE, BENCH_COUNT. --base BIN adds the clean command of another
 # sluice binary (an older build) to every round, for before/after ratios.
+# Flags after -- go to every sluice command (convert, clean and base), e.g.
+# -- --compression-level 1 to compare builds whose default levels differ.
 # The timed part takes /tmp/sluice-bench.lock (set SLUICE_BENCH_LOCKED=1 if
 # you hold it already).
 set -euo pipefail
@@ -24,6 +27,7 @@ TOOLS=${TOOLS:-}
 BASE=${BASE:-}
 BENCH_COUNT=${BENCH_COUNT:-6}
 LOCK=/tmp/sluice-bench.lock
+EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --n) N=$2; shift 2 ;;
@@ -33,7 +37,8 @@ while [ $# -gt 0 ]; do
     --tools) TOOLS=$2; shift 2 ;;
     --base) BASE=$2; shift 2 ;;
     --bench-count) BENCH_COUNT=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --) shift; EXTRA=("$@"); break ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "clean.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,7 +66,7 @@ log "building the stage benchmark"
 (cd "$REPO" && go test -c -o "$WORK/stages.test" ./stages) || die "go test -c ./stages failed"
 BYTES=$(stat -c %s "$CORPUS")
 STAGES=(--normalize --filters gopher_quality,gopher_repetition,c4,fineweb --pii email,phone,ip)
-COMMON=(-j 1 --overwrite --no-progress)
+COMMON=(-j 1 --overwrite --no-progress ${EXTRA[@]+"${EXTRA[@]}"})
 
 # run NAME CMD...: times one run; appends "NAME wall user sys rss_kb" to the
 # runs file.
@@ -102,7 +107,7 @@ fi
 {
   echo "clean benchmark  $(date -u +%FT%RZ)  host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "corpus: $N docs ($(bench_gen_name) --seed $SEED), $BYTES bytes; $ROUNDS rounds; -j 1"
-  echo "command: sluice clean ${STAGES[*]} -j 1"
+  echo "command: sluice clean ${STAGES[*]} ${COMMON[*]}"
   echo
   awk -v b="$BYTES" '
     { wall[$1] = wall[$1] " " $2; cpu[$1] = cpu[$1] " " ($3 + $4); if ($5 > rss[$1]) rss[$1] = $5; seen[$1] = 1 }
