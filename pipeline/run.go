@@ -63,6 +63,9 @@ type Config struct {
 	// files of its own into the staged target (a report, say), which then
 	// belong to the output. Runs that write no files do not call it.
 	BeforeCommit func(staged dataset.Target, m *dataset.Manifest) error `json:"-"`
+	// Spill, when set, writes the batches the run decodes to files, or
+	// reads them from the files an earlier run wrote (see Spill).
+	Spill *Spill `json:"-"`
 }
 
 // CheckInputs refuses inputs one run cannot read together: Parquet, WARC

@@ -25,17 +25,19 @@ type source interface {
 }
 
 // openSource opens the source for cfg's inputs, all of one format
-// (CheckInputs), or the replay of a recording of them (Recording).
+// (CheckInputs), or the replay of a recording of them (Recording, Spill).
 func openSource(ctx context.Context, cfg Config) (source, error) {
 	src, err := replayOrRecord(cfg, func() (source, error) {
-		switch cfg.Inputs[0].Format {
-		case input.Parquet:
-			return openParquetSource(cfg)
-		case input.WARC:
-			return openWARCSource(ctx, cfg)
-		default:
-			return openJSONLSource(ctx, cfg)
-		}
+		return withSpill(cfg, func() (source, error) {
+			switch cfg.Inputs[0].Format {
+			case input.Parquet:
+				return openParquetSource(cfg)
+			case input.WARC:
+				return openWARCSource(ctx, cfg)
+			default:
+				return openJSONLSource(ctx, cfg)
+			}
+		})
 	})
 	if err != nil {
 		return nil, err // not a typed nil

@@ -64,8 +64,9 @@ func (p *Plan) deletePrefix(ctx context.Context, prefix string, keep func(rel st
 	return nil
 }
 
-// fetchWork downloads the intermediates under OUT/_work (the markers
-// aside) into the task's local folder, p.local.
+// fetchWork downloads the intermediates under OUT/_work (the markers and
+// the spilled inputs aside: a task reads its shard's from the store) into
+// the task's local folder, p.local.
 func (p *Plan) fetchWork(ctx context.Context) error {
 	objs, err := p.list(ctx, "_work/")
 	if err != nil {
@@ -73,7 +74,7 @@ func (p *Plan) fetchWork(ctx context.Context) error {
 	}
 	for _, o := range objs {
 		rel := p.rel(o.URL)
-		if strings.HasPrefix(rel, "_work/markers/") || hiddenPath(rel) {
+		if strings.HasPrefix(rel, "_work/markers/") || hiddenPath(rel) || isSpill(rel) {
 			continue
 		}
 		if err := download(ctx, o.URL, filepath.Join(p.local, filepath.FromSlash(rel))); err != nil {

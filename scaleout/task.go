@@ -341,7 +341,9 @@ func (t *task) shardStages(s, upto int) ([]pipeline.Stage, error) {
 }
 
 // pass runs the stages over shard s's inputs into target, and returns
-// the manifest (nil for a shard without inputs).
+// the manifest (nil for a shard without inputs). The first phase that
+// reads the shard spills what it decoded; the later ones replay it
+// (spill.go).
 func (t *task) pass(s int, sts []pipeline.Stage, target dataset.Target) (*dataset.Manifest, error) {
 	inputs := t.plan.shardInputs(s)
 	if len(inputs) == 0 {
@@ -355,7 +357,14 @@ func (t *task) pass(s int, sts []pipeline.Stage, target dataset.Target) (*datase
 	if u, ok := sts[len(sts)-1].(pipeline.ColumnUser); ok && len(sts) == 1 && target.Kind == dataset.Discard {
 		cfg.Columns = u.Columns()
 	}
+	cfg.Spill = t.spill(s)
 	m, err := pipeline.Run(t.ctx, cfg, t.plan.Command, t.version)
+	if errors.Is(err, pipeline.ErrSpill) {
+		if derr := t.dropSpill(s); derr != nil {
+			return nil, errors.Join(err, derr)
+		}
+		return nil, fmt.Errorf("%w (removed: the next attempt reads the input)", err)
+	}
 	if errors.Is(err, pipeline.ErrPartialInput) && target.Kind != dataset.Discard {
 		err = nil // recorded in the manifest's errors; the merge reports them
 	}
