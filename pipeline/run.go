@@ -119,6 +119,7 @@ type runner struct {
 	stages        []dataset.StageCounts
 	quarantinedBy []int64 // per input file
 	turns         *turns  // each stage's turnstile (Batch.InOrder)
+	spill         *spillWriter
 }
 
 // open checks the configuration, claims the output and opens the source
@@ -167,6 +168,9 @@ func open(ctx context.Context, cfg Config, command []string, version string) (_ 
 			return nil, err
 		}
 	}
+	if r.spill, err = newSpillWriter(cfg, r.removedSchema); err != nil {
+		return nil, err
+	}
 	r.q = dataset.QuarantineFor(target)
 	r.m = &dataset.Manifest{
 		Tool: "sluice", Version: version, Command: command, Options: cfg,
@@ -184,6 +188,9 @@ func open(ctx context.Context, cfg Config, command []string, version string) (_ 
 
 // close releases the source and discards whatever was not committed.
 func (r *runner) close() {
+	if r.spill != nil {
+		r.spill.abort() // after commit it does nothing
+	}
 	if r.src != nil {
 		r.src.close()
 	}
@@ -304,6 +311,9 @@ func (r *runner) finish() (*dataset.Manifest, error) {
 	if err := m.Counts.Check(); err != nil {
 		return nil, err // nothing is claimed: the new output is discarded
 	}
+	if r.spill != nil {
+		r.spill.commit(r.src, r.cfg.Stages)
+	}
 	target := r.out.Target()
 	if r.cfg.BeforeCommit != nil && target.Kind != dataset.Discard && target.Kind != dataset.Stdout {
 		if err := r.cfg.BeforeCommit(target, m); err != nil {
@@ -339,7 +349,6 @@ func (r *runner) process(ctx context.Context, wi int, u unit) (*done, error) {
 	rec, origins := l.batch, l.origins
 	d.batch = nil
 	cfg := r.cfg
-	d.missingText = missingText(rec, cfg.TextField)
 	d.stages = make([]dataset.StageCounts, len(cfg.Stages))
 	var removed []arrow.RecordBatch
 	defer func() {
@@ -347,7 +356,20 @@ func (r *runner) process(ctx context.Context, wi int, u unit) (*done, error) {
 			b.Release()
 		}
 	}()
-	for i, st := range cfg.Stages {
+	first := 0 // the first stage to run: a spill replayed holds the results of those before
+	if l.applied != nil {
+		if removed, first, err = r.replayApplied(l.applied, d); err != nil {
+			rec.Release()
+			return nil, err
+		}
+	} else {
+		d.missingText = missingText(rec, cfg.TextField)
+		if r.spill != nil && r.spill.after == 0 {
+			r.spill.add(u.seq, l, rec, origins, nil, nil, d.missingText)
+		}
+	}
+	for i := first; i < len(cfg.Stages); i++ {
+		st := cfg.Stages[i]
 		t0 := time.Now()
 		rowsIn := rec.NumRows()
 		res, err := st.Process(ctx, cfg.Mem, &Batch{Rec: rec, Seq: u.seq, origins: origins, turn: &r.turns.stages[i]})
@@ -378,6 +400,9 @@ func (r *runner) process(ctx context.Context, wi int, u unit) (*done, error) {
 		sc.Seconds = time.Since(t0).Seconds()
 		d.stages[i] = sc
 		rec = res.Kept
+		if r.spill != nil && l.applied == nil && i+1 == r.spill.after {
+			r.spill.add(u.seq, l, rec, origins, d.stages[:i+1], removed, d.missingText)
+		}
 	}
 	d.piece, err = r.w.Encode(cfg.Mem, rec)
 	rec.Release()

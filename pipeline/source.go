@@ -74,6 +74,9 @@ type loaded struct {
 	origins  *origins
 	rowsIn   int64 // rows and bad lines: what the unit counts as input
 	repaired int64 // rows whose invalid UTF-8 was replaced
+	// applied, for a batch replayed from a spill, is what the run's
+	// first stages made of it (Spill.After); batch is what they kept.
+	applied *applied
 }
 
 // passThrough is the load of a unit that already holds its batch.

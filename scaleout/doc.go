@@ -20,6 +20,12 @@
 // removed/, quarantine-<shard>.jsonl and manifest-<shard>.json) and merge
 // (manifest.json, checked to add up).
 //
+// The first phase that reads a shard (exact-map, or minhash-sign without
+// an exact stage) also keeps, in its folder, what the stages before the
+// first global stage made of each batch it decoded (input.arrows and its
+// companions, pipeline.Spill); the later phases over the shard replay it
+// instead of reading, parsing and filtering the input again (spill.go).
+//
 // Every decision is taken in the global input order — shard order, then
 // the order inside a shard — so the rows kept and removed, their reasons
 // and the cluster ids are those of one process over the same input,

@@ -3,13 +3,16 @@ package scaleout
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/sluice-data/sluice/internal/datasettest"
+	"github.com/sluice-data/sluice/internal/s3test"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/pipeline"
 )
@@ -169,5 +172,102 @@ func TestAMissingOrDamagedSpillFallsBackToTheInput(t *testing.T) {
 			}
 		}
 		datasettest.Compare(t, damage, datasettest.Read(t, out), want)
+	}
+}
+
+// readIndex reads the index of shard s's spill.
+func readIndex(t *testing.T, p *Plan, s int) pipeline.SpillIndex {
+	t.Helper()
+	path := p.spillPath(p.Phases[0], s, pipeline.SpillIndexName)
+	b, _, err := storeOf(path).read(path)
+	if err != nil {
+		t.Fatalf("shard %d's spill: %v", s, err)
+	}
+	var idx pipeline.SpillIndex
+	if err := json.Unmarshal(b, &idx); err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// The spill keeps what the stages before the first global stage made of
+// each batch; when one of them reports what it saw (tokens), which a
+// replay would not run, it keeps the batches as read, and the reports
+// are still those of one process.
+func TestASpillKeepsTheStagesBeforeTheFirstGlobalStageUnlessOneReports(t *testing.T) {
+	inputs := jsonlCorpus(t)
+	cfg := baseConfig(inputs)
+	for _, c := range []struct {
+		text  []byte
+		after int
+	}{
+		{spillPipeline, 2},
+		{onePipeline("normalize: {}", "tokens: {group_by: [n]}", "dedup_exact: {}", "dedup_minhash: {threshold: 0.7, num_perm: 64, bands: 16, ngram: 3}"), 0},
+	} {
+		dir := t.TempDir()
+		runSingle(t, c.text, cfg, filepath.Join(dir, "single"))
+		want := datasettest.Read(t, filepath.Join(dir, "single"))
+		out := filepath.Join(dir, "out")
+		p, _ := newPlan(t, c.text, cfg, out, 2)
+		p.KeepWork = true
+		runPhases(t, p, p.Phases)
+		if idx := readIndex(t, p, 1); idx.After != c.after || len(idx.Stages) != c.after {
+			t.Errorf("the spill keeps the results of %d stages (%v), want %d", idx.After, idx.Stages, c.after)
+		}
+		got := datasettest.Read(t, out)
+		datasettest.Compare(t, "replayed", got, want)
+		if c.after == 0 {
+			if g, w := stageReport(t, got.Manifest, "tokens"), stageReport(t, want.Manifest, "tokens"); !reflect.DeepEqual(g, w) {
+				t.Errorf("tokens report\n%v\none process\n%v", g, w)
+			}
+		}
+	}
+}
+
+// On an object-store output the spill is uploaded with the phase's other
+// intermediates; the later phases read it from the store (no task
+// downloads another shard's) and not the input.
+func TestOnABucketLaterPhasesReplayTheSpilledInput(t *testing.T) {
+	s := s3test.Start(t)
+	inputs := jsonlCorpus(t)
+	cfg, want := spillCase(t, inputs)
+	out := s.URL("out")
+	p, err := NewPlan(context.Background(), "pipeline.yaml", spillPipeline, cfg, out, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Version = testVersion
+	if err := p.WritePlan(out + "/" + PlanFile); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = ReadPlan(out + "/" + PlanFile); err != nil {
+		t.Fatal(err)
+	}
+	runPhases(t, p, p.Phases[:1])
+	for sh := range p.Shards {
+		if idx := readIndex(t, p, sh); idx.After != 2 {
+			t.Errorf("shard %d: the spill keeps %d stages", sh, idx.After)
+		}
+	}
+	saved := map[string][]byte{}
+	for _, f := range inputs {
+		b, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[f.Path] = b
+	}
+	garble(t, inputs)
+	runPhases(t, p, p.Phases[1:])
+	for path, b := range saved {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	datasettest.Compare(t, "on a bucket", datasettest.Read(t, filepath.Join(s.Dir, s.Bucket, "out")), want)
+	for _, k := range s.Keys(t, "out/_work/") {
+		if !strings.HasPrefix(k, "out/_work/markers/") {
+			t.Errorf("%s stays after the merge", k)
+		}
 	}
 }
