@@ -65,16 +65,15 @@ func (t *task) spillPhase() (Phase, bool) {
 }
 
 // spillAfter is the number of stages whose results a spill keeps: the
-// stages before the global stage g, which run the same way in every phase
-// over the shard, unless one of them reports what it saw (a replay does
-// not run them) or is itself a global stage's filter; then none, and the
-// spill keeps the batches as read.
-func (t *task) spillAfter(g int) int {
-	for i := 0; i < g; i++ {
-		st, err := t.build(i)
-		if err != nil {
-			return 0
-		}
+// stages of the pass (sts) before the global stage g, which run the same
+// way in every phase over the shard, unless one of them reports what it
+// saw (a replay does not run them) or is a sharded stage that runs as
+// itself; then none, and the spill keeps the batches as read.
+func spillAfter(sts []pipeline.Stage, g int) int {
+	if g > len(sts) {
+		return 0
+	}
+	for _, st := range sts[:g] {
 		_, reports := st.(pipeline.Reporter)
 		_, sharded := st.(pipeline.Sharded)
 		if reports || sharded {
@@ -90,8 +89,9 @@ func (p *Plan) spillPath(ph Phase, s int, name string) string {
 	return p.path("_work", ph.Name, fmt.Sprintf("%05d", s), name)
 }
 
-// spill says how the task's pass over shard s spills or replays its input.
-func (t *task) spill(s int) *pipeline.Spill {
+// spill says how the task's pass over shard s with the stages sts spills
+// or replays its input.
+func (t *task) spill(s int, sts []pipeline.Stage) *pipeline.Spill {
 	inputs := t.plan.shardInputs(s)
 	if len(inputs) == 0 || inputs[0].Format == input.Parquet {
 		return nil
@@ -101,7 +101,7 @@ func (t *task) spill(s int) *pipeline.Spill {
 		return nil
 	}
 	if ph.Name == t.phase.Name {
-		return &pipeline.Spill{Dir: t.plan.workDir(ph, s), Codec: spillCodec, After: t.spillAfter(ph.Stage)}
+		return &pipeline.Spill{Dir: t.plan.workDir(ph, s), Codec: spillCodec, After: spillAfter(sts, ph.Stage)}
 	}
 	at := slices.IndexFunc(t.plan.Phases, func(p Phase) bool { return p.Name == t.phase.Name })
 	if at < slices.IndexFunc(t.plan.Phases, func(p Phase) bool { return p.Name == ph.Name }) {

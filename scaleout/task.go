@@ -357,7 +357,7 @@ func (t *task) pass(s int, sts []pipeline.Stage, target dataset.Target) (*datase
 	if u, ok := sts[len(sts)-1].(pipeline.ColumnUser); ok && len(sts) == 1 && target.Kind == dataset.Discard {
 		cfg.Columns = u.Columns()
 	}
-	cfg.Spill = t.spill(s)
+	cfg.Spill = t.spill(s, sts)
 	m, err := pipeline.Run(t.ctx, cfg, t.plan.Command, t.version)
 	if errors.Is(err, pipeline.ErrSpill) {
 		if derr := t.dropSpill(s); derr != nil {
