@@ -71,12 +71,10 @@ COMMON=(-j 1 --overwrite --no-progress ${EXTRA[@]+"${EXTRA[@]}"})
 # run NAME CMD...: times one run; appends "NAME wall user sys rss_kb" to the
 # runs file.
 run() {
-  local name=$1; shift
-  local tf=$WORK/clean-time.txt
-  if ! /usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >"$WORK/clean-run-$name.log" 2>&1; then
-    die "$name failed; see $WORK/clean-run-$name.log"
-  fi
-  echo "$name $(tail -n 1 "$tf")" >>"$WORK/clean-runs.txt"
+  local name=$1 t
+  shift
+  t=$(bench_time "$WORK/clean-run-$name.log" "$@") || die "$name failed; see $WORK/clean-run-$name.log"
+  echo "$name $t" >>"$WORK/clean-runs.txt"
 }
 
 timed() {

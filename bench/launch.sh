@@ -72,12 +72,10 @@ PHASES=$WORK/launch-phases.txt # round phase tasks task_s overhead_s phase_s
 # rss_kb" to the runs file. /usr/bin/time's CPU holds the tasks' (the
 # launch waits for them); its max RSS is the largest process's.
 timed() {
-  local name=$1; shift
-  local tf=$WORK/launch-time.txt
-  if ! /usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >"$WORK/launch-$name.log" 2>&1; then
-    die "$name failed; see $WORK/launch-$name.log"
-  fi
-  echo "$name $r $(tail -n 1 "$tf")" >>"$RUNS"
+  local name=$1 t
+  shift
+  t=$(bench_time "$WORK/launch-$name.log" "$@") || die "$name failed; see $WORK/launch-$name.log"
+  echo "$name $r $t" >>"$RUNS"
 }
 
 rounds() {

@@ -53,3 +53,17 @@ bench_npm() {
   fi
   echo "$dir/node_modules"
 }
+
+# bench_time LOG CMD...: runs CMD under /usr/bin/time with its output in LOG
+# and prints "wall_s user_s sys_s max_rss_kb"; returns 1 when CMD fails.
+bench_time() {
+  local log=$1 tf
+  shift
+  tf=$(mktemp)
+  if ! /usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >"$log" 2>&1; then
+    rm -f "$tf"
+    return 1
+  fi
+  tail -n 1 "$tf"
+  rm -f "$tf"
+}

@@ -561,26 +561,16 @@ func (s *spillWriter) remove() {
 	}
 }
 
-// hashReader counts and hashes what is read through it.
-type hashReader struct {
-	r io.Reader
-	h *xxhash.Digest
-	n int64
-}
-
-func (h *hashReader) Read(p []byte) (int, error) {
-	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
-	h.n += int64(n)
-	return n, err
-}
+// hashReader counts and hashes what is read through it, to check it
+// against what was written.
+type hashReader struct{ *input.HashingReader }
 
 // check reads what is left and compares the whole with what was written.
 func (h *hashReader) check(name string, want SpillFile) error {
 	if _, err := io.Copy(io.Discard, h); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSpill, name, err)
 	}
-	if got := (SpillFile{Bytes: h.n, Hash: fmt.Sprintf("%016x", h.h.Sum64())}); got != want {
+	if got := (SpillFile{Bytes: h.Bytes(), Hash: fmt.Sprintf("%016x", h.Sum64())}); got != want {
 		return fmt.Errorf("%w: %s has %d bytes of hash %s, written were %d of hash %s", ErrSpill, name, got.Bytes, got.Hash, want.Bytes, want.Hash)
 	}
 	return nil
@@ -636,7 +626,7 @@ func openSpillSource(cfg Config) (_ *spillSource, err error) {
 			return nil, err
 		}
 		s.closers = append(s.closers, r)
-		s.in = append(s.in, &hashReader{r: bufio.NewReaderSize(r, 1<<20), h: xxhash.New()})
+		s.in = append(s.in, &hashReader{input.NewHashingReader(bufio.NewReaderSize(r, 1<<20))})
 	}
 	s.units = json.NewDecoder(s.in[1])
 	if s.kept, err = ipc.NewReader(s.in[0], ipc.WithAllocator(cfg.Mem)); err != nil {

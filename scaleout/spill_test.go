@@ -48,6 +48,28 @@ func garble(t *testing.T, inputs []input.File) {
 	}
 }
 
+// runPhasesOnGarbledInput runs phases with every byte of the inputs but
+// the line breaks garbled, and puts the inputs back afterwards: phases
+// that replay a spill must not need them.
+func runPhasesOnGarbledInput(t *testing.T, p *Plan, phases []Phase, inputs []input.File) {
+	t.Helper()
+	saved := map[string][]byte{}
+	for _, f := range inputs {
+		b, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[f.Path] = b
+	}
+	garble(t, inputs)
+	runPhases(t, p, phases)
+	for path, b := range saved {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // spillCase is the one-process output of spillPipeline with lineage over
 // the test corpus, which has a quarantined line and a repaired one, and
 // the configuration it ran with.
@@ -93,22 +115,7 @@ func TestLaterPhasesReplayTheSpilledInput(t *testing.T) {
 				}
 			}
 		}
-		// Kept aside, and garbled in place.
-		saved := map[string][]byte{}
-		for _, f := range inputs {
-			b, err := os.ReadFile(f.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			saved[f.Path] = b
-		}
-		garble(t, inputs)
-		runPhases(t, p, p.Phases[1:])
-		for path, b := range saved {
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		runPhasesOnGarbledInput(t, p, p.Phases[1:], inputs)
 		got := datasettest.Read(t, out)
 		datasettest.Compare(t, "replayed", got, want)
 		if _, err := os.Stat(filepath.Join(out, "_work", p.Phases[0].Name)); !errors.Is(err, os.ErrNotExist) {
@@ -249,21 +256,7 @@ func TestOnABucketLaterPhasesReplayTheSpilledInput(t *testing.T) {
 			t.Errorf("shard %d: the spill keeps %d stages", sh, idx.After)
 		}
 	}
-	saved := map[string][]byte{}
-	for _, f := range inputs {
-		b, err := os.ReadFile(f.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		saved[f.Path] = b
-	}
-	garble(t, inputs)
-	runPhases(t, p, p.Phases[1:])
-	for path, b := range saved {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runPhasesOnGarbledInput(t, p, p.Phases[1:], inputs)
 	datasettest.Compare(t, "on a bucket", datasettest.Read(t, filepath.Join(s.Dir, s.Bucket, "out")), want)
 	for _, k := range s.Keys(t, "out/_work/") {
 		if !strings.HasPrefix(k, "out/_work/markers/") {

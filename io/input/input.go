@@ -472,7 +472,7 @@ type pipe struct {
 type Stream struct {
 	io.Reader
 	file    io.Closer
-	counter *countingReader
+	counter *HashingReader
 	dec     io.Closer
 }
 
@@ -511,7 +511,7 @@ func Open(f File) (*Stream, error) {
 			raw = io.LimitReader(lf, f.Span.Hi-f.Span.Lo)
 		}
 	}
-	cr := &countingReader{r: raw, h: xxhash.New()}
+	cr := NewHashingReader(raw)
 	s := &Stream{file: fh, counter: cr}
 	buffered := bufio.NewReaderSize(cr, 256<<10)
 	switch f.Compression {
@@ -536,11 +536,11 @@ func Open(f File) (*Stream, error) {
 }
 
 // RawBytes returns how many bytes of the file have been read so far.
-func (s *Stream) RawBytes() int64 { return s.counter.n }
+func (s *Stream) RawBytes() int64 { return s.counter.Bytes() }
 
 // Hash returns the xxhash64 of the file's bytes (of its span, for a split),
 // once the stream has been drained with Drain.
-func (s *Stream) Hash() uint64 { return s.counter.h.Sum64() }
+func (s *Stream) Hash() uint64 { return s.counter.Sum64() }
 
 // Drain reads the rest of the raw file into the hash, so that Hash covers
 // every byte even when decompression stopped early.
@@ -557,18 +557,30 @@ func (s *Stream) Close() error {
 	return s.file.Close()
 }
 
-type countingReader struct {
+// HashingReader counts and hashes (xxhash64) the bytes read through it.
+type HashingReader struct {
 	r io.Reader
 	h *xxhash.Digest
 	n int64
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
+// NewHashingReader reads r, counting and hashing its bytes.
+func NewHashingReader(r io.Reader) *HashingReader {
+	return &HashingReader{r: r, h: xxhash.New()}
+}
+
+func (c *HashingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	c.h.Write(p[:n])
 	return n, err
 }
+
+// Bytes returns the number of bytes read so far.
+func (c *HashingReader) Bytes() int64 { return c.n }
+
+// Sum64 returns the xxhash64 of the bytes read so far.
+func (c *HashingReader) Sum64() uint64 { return c.h.Sum64() }
 
 type zstdCloser struct{ d *zstd.Decoder }
 
