@@ -49,6 +49,11 @@ type Plan struct {
 	// KeepWork keeps the intermediates under OUT/_work once the merge
 	// wrote and checked manifest.json; by default the merge removes them.
 	KeepWork bool `json:"keep_work,omitempty"`
+	// NoSpill has every phase read its shard from the input: no phase
+	// spills what it decoded for the later ones (see spill.go), which
+	// saves the spill's disk (about the inputs' uncompressed size) at the
+	// cost of reading and parsing the input once a phase.
+	NoSpill bool `json:"no_spill,omitempty"`
 
 	// local is the task's own folder when the output is in an object
 	// store: its copy of the intermediates, and its files before they

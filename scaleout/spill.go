@@ -92,6 +92,9 @@ func (p *Plan) spillPath(ph Phase, s int, name string) string {
 // spill says how the task's pass over shard s with the stages sts spills
 // or replays its input.
 func (t *task) spill(s int, sts []pipeline.Stage) *pipeline.Spill {
+	if t.plan.NoSpill {
+		return nil
+	}
 	inputs := t.plan.shardInputs(s)
 	if len(inputs) == 0 || inputs[0].Format == input.Parquet {
 		return nil

@@ -124,6 +124,24 @@ func TestLaterPhasesReplayTheSpilledInput(t *testing.T) {
 	}
 }
 
+// With NoSpill (launch --no-spill) no phase spills: every phase reads the
+// input, and the output is the same.
+func TestNoSpillReadsTheInputInEveryPhase(t *testing.T) {
+	inputs := jsonlCorpus(t)
+	cfg, want := spillCase(t, inputs)
+	out := filepath.Join(t.TempDir(), "out")
+	p, _ := newPlan(t, spillPipeline, cfg, out, 2)
+	p.NoSpill = true
+	runPhases(t, p, p.Phases[:1])
+	for s := range p.Shards {
+		if _, err := os.Stat(p.spillPath(p.Phases[0], s, pipeline.SpillIndexName)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("shard %d spilled with NoSpill: %v", s, err)
+		}
+	}
+	runPhases(t, p, p.Phases[1:])
+	datasettest.Compare(t, "no spill", datasettest.Read(t, out), want)
+}
+
 // A spill that is missing or not whole is not used: the phase reads the
 // input. One damaged in a way its sizes do not show fails the task that
 // replays it, which removes it: the next attempt reads the input. Either

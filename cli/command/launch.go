@@ -27,6 +27,7 @@ type LaunchOptions struct {
 	TasksPerJob int
 	Binary      string
 	KeepWork    bool
+	NoSpill     bool
 	Slurm       scaleout.SlurmOptions
 	K8s         scaleout.K8sOptions
 }
@@ -63,6 +64,8 @@ func launchCommand(s Streams) *cli.Command {
 			Usage: "the sluice binary the tasks run (default: this one); give the path it has on the compute nodes"},
 		&cli.BoolFlag{Name: "keep-work", Destination: &o.KeepWork,
 			Usage: "keep the intermediates under OUT/_work once the merge wrote and checked manifest.json (default: the merge removes them)"},
+		&cli.BoolFlag{Name: "no-spill", Destination: &o.NoSpill,
+			Usage: "every phase reads its shard from the input: no spill of the decoded rows under OUT/_work (saves disk about the size of the uncompressed input, costs a read and parse of the input per phase)"},
 	)
 	return &cli.Command{
 		Name:      "launch",
@@ -129,7 +132,7 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if err != nil {
 		return err
 	}
-	plan.Version, plan.Command, plan.KeepWork = Version, command, o.KeepWork
+	plan.Version, plan.Command, plan.KeepWork, plan.NoSpill = Version, command, o.KeepWork, o.NoSpill
 	if plan.Binary = o.Binary; plan.Binary == "" && executor == scaleout.K8s {
 		plan.Binary = "sluice" // the image's, on its PATH
 	} else if plan.Binary == "" {
@@ -284,7 +287,9 @@ func prepareRelaunch(ctx context.Context, plan *scaleout.Plan, so scaleout.Slurm
 func samePlan(a, b *scaleout.Plan) bool {
 	key := func(p *scaleout.Plan) []byte {
 		c := *p
-		c.Command, c.Binary, c.Version, c.KeepWork, c.Started = nil, "", "", false, ""
+		// Whether to keep the work or spill changes how, not what: either
+		// way the phases give the same output.
+		c.Command, c.Binary, c.Version, c.KeepWork, c.NoSpill, c.Started = nil, "", "", false, false, ""
 		j, _ := json.Marshal(c)
 		return j
 	}
