@@ -60,6 +60,14 @@ type summaryJSON struct {
 	Errors      []string `json:"errors"`
 }
 
+// statusJSON is what `sluice status --json` prints.
+type statusJSON struct {
+	Output   string      `json:"output"`
+	Phases   []phaseJSON `json:"phases"`
+	Complete bool        `json:"complete"`
+	Manifest string      `json:"manifest"`
+}
+
 type phaseJSON struct {
 	Name        string           `json:"name"`
 	Kind        string           `json:"kind"`
@@ -446,12 +454,7 @@ func TestLaunchStatusTaskJSON(t *testing.T) {
 		}
 	}
 
-	var status struct {
-		Output   string      `json:"output"`
-		Phases   []phaseJSON `json:"phases"`
-		Complete bool        `json:"complete"`
-		Manifest string      `json:"manifest"`
-	}
+	var status statusJSON
 	sluiceJSON(t, &status, "status", out)
 	if !status.Complete || status.Manifest != filepath.Join(out, "manifest.json") || !reflect.DeepEqual(status.Phases, launched.Phases) {
 		t.Errorf("status: %+v\nlaunch phases %+v", status, launched.Phases)

@@ -80,12 +80,7 @@ func TestLaunchTasksRecordTheirTimes(t *testing.T) {
 		}
 	}
 
-	var status struct {
-		Output   string      `json:"output"`
-		Phases   []phaseJSON `json:"phases"`
-		Complete bool        `json:"complete"`
-		Manifest string      `json:"manifest"`
-	}
+	var status statusJSON
 	sluiceJSON(t, &status, "status", out)
 	if len(status.Phases) != len(plan.Phases) {
 		t.Fatalf("status --json: %d phases, the plan has %d", len(status.Phases), len(plan.Phases))
