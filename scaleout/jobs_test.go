@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,8 +197,10 @@ func TestSubmitSlurmChainsThePhasesLeft(t *testing.T) {
 // (see TestHelperTask).
 const helperEnv = "SLUICE_SCALEOUT_HELPER_TASK"
 
-// TestHelperTask is `sluice task PLAN --phase P --index I --log L` when
-// the test binary runs as a task of RunLocal; otherwise it does nothing.
+// TestHelperTask is `sluice task PLAN --phase P --index I --log L
+// [--workers W]` when the test binary runs as a task of RunLocal;
+// otherwise it does nothing. Every task but the merge's gets its share of
+// the cores as --workers.
 func TestHelperTask(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
 		return
@@ -207,7 +210,9 @@ func TestHelperTask(t *testing.T) {
 		args = args[1:]
 	}
 	code := func() int {
-		if len(args) != 9 || args[1] != "task" || args[3] != "--phase" || args[5] != "--index" || args[7] != "--log" {
+		merge := len(args) > 4 && args[4] == string(Merge)
+		if len(args) != map[bool]int{false: 11, true: 9}[merge] || args[1] != "task" || args[3] != "--phase" || args[5] != "--index" || args[7] != "--log" ||
+			!merge && args[9] != "--workers" {
 			fmt.Fprintf(os.Stderr, "unexpected task arguments %q\n", args)
 			return 2
 		}
@@ -215,6 +220,10 @@ func TestHelperTask(t *testing.T) {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
+		}
+		if w, err := strconv.Atoi(args[len(args)-1]); !merge && (err != nil || w < 1 || w > max(1, runtime.NumCPU())) {
+			fmt.Fprintf(os.Stderr, "--workers %s: not a share of the %d cores\n", args[10], runtime.NumCPU())
+			return 2
 		}
 		i, _ := strconv.Atoi(args[6])
 		if _, err := RunTask(context.Background(), p, args[4], i, testVersion, args[8]); err != nil {

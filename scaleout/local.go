@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +23,9 @@ import (
 // tasks as `sluice task` processes, at most parallel at a time; a phase
 // starts when the one before it is complete. Tasks already done are not
 // run again. Each attempt of a task writes its own log,
-// OUT/_logs/<phase>-<index>.attempt-<n>.log.
+// OUT/_logs/<phase>-<index>.attempt-<n>.log. The tasks running at once
+// share the machine's cores: each runs with the plan's workers, or its
+// share of the cores when that is fewer (see taskWorkers).
 func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progress io.Writer) error {
 	parallel = max(parallel, 1)
 	for _, ph := range p.Phases {
@@ -42,12 +45,17 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 		var peak int64 // largest task's peak resident memory, bytes
 		next := make(chan int)
 		var wg sync.WaitGroup
-		for w := 0; w < min(parallel, len(todo)); w++ {
+		running := min(parallel, len(todo))
+		workers := taskWorkers(p.Settings.Workers, runtime.NumCPU(), running)
+		if ph.Kind == Merge {
+			workers = 0 // the merge decodes nothing; its manifest keeps the plan's workers
+		}
+		for w := 0; w < running; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					rss, err := p.runLocalTask(ctx, planPath, ph, i)
+					rss, err := p.runLocalTask(ctx, planPath, ph, i, workers)
 					mu.Lock()
 					if err != nil {
 						failures = append(failures, err.Error())
@@ -133,8 +141,24 @@ func (p *Plan) absPath(elem ...string) string {
 	return filepath.Join(p.Dir, path)
 }
 
-// runLocalTask runs one task and returns its peak resident memory.
-func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i int) (_ int64, err error) {
+// taskWorkers is the number of workers of each of running tasks at once
+// on a machine of cores cores whose plan asks for planned workers a task
+// (0: every core): the plan's number, or the task's share of the cores
+// when that is fewer, at least 1. Without it, as many tasks as cores,
+// each with as many workers as cores, would hold cores times the batches
+// in memory that one process does, and fight over the cores. The output
+// does not depend on the number of workers.
+func taskWorkers(planned, cores, running int) int {
+	share := max(1, cores/max(running, 1))
+	if planned <= 0 || planned > share {
+		return share
+	}
+	return planned
+}
+
+// runLocalTask runs one task, with workers workers unless 0 (then the
+// plan's), and returns its peak resident memory.
+func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i, workers int) (_ int64, err error) {
 	f, log, err := p.attemptLog(ctx, ph, i)
 	if err != nil {
 		return 0, err
@@ -149,7 +173,11 @@ func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i in
 			}
 		}()
 	}
-	cmd := exec.CommandContext(ctx, p.Binary, "task", planPath, "--phase", ph.Name, "--index", strconv.Itoa(i), "--log", log)
+	args := []string{"task", planPath, "--phase", ph.Name, "--index", strconv.Itoa(i), "--log", log}
+	if workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(workers))
+	}
+	cmd := exec.CommandContext(ctx, p.Binary, args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = p.Dir, f, f
 	// The task's setup time counts from here (ProcessStart).
 	cmd.Env = append(os.Environ(), SpawnedEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10))

@@ -15,7 +15,7 @@ import (
 
 func taskCommand(s Streams) *cli.Command {
 	var phase, log string
-	var index int
+	var index, workers int
 	var lease scaleout.LeaseTiming
 	r := &Report{}
 	return &cli.Command{
@@ -32,6 +32,8 @@ func taskCommand(s Streams) *cli.Command {
 			&cli.StringFlag{Name: "phase", Required: true, Destination: &phase, Usage: "the `PHASE`, as 'sluice status' names it"},
 			&cli.IntFlag{Name: "index", Value: -1, Destination: &index, Usage: "the task's index in the phase, from 0"},
 			&cli.StringFlag{Name: "log", Destination: &log, Usage: "the `FILE` the task's output goes to, recorded for 'sluice status'"},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Destination: &workers,
+				Usage: "workers (and cores) of this task instead of the plan's; the output is the same (default: the plan's)"},
 			&cli.DurationFlag{Name: "heartbeat", Value: scaleout.DefaultLease.Heartbeat, Destination: &lease.Heartbeat,
 				Usage: "how often the task renews its lease"},
 			&cli.DurationFlag{Name: "lease-expiry", Value: scaleout.DefaultLease.Expiry, Destination: &lease.Expiry,
@@ -46,16 +48,22 @@ func taskCommand(s Streams) *cli.Command {
 			if err := lease.Check(); err != nil {
 				return usagef("--lease-expiry: %v", err)
 			}
-			return runTask(c.Context, c.Args().First(), phase, index, log, lease, *r, s)
+			if workers < 0 {
+				return usagef("--workers must be at least 1")
+			}
+			return runTask(c.Context, c.Args().First(), phase, index, workers, log, lease, *r, s)
 		}),
 	}
 }
 
-func runTask(ctx context.Context, planPath, phase string, index int, log string, lease scaleout.LeaseTiming, r Report, s Streams) error {
+func runTask(ctx context.Context, planPath, phase string, index, workers int, log string, lease scaleout.LeaseTiming, r Report, s Streams) error {
 	started := scaleout.ProcessStart() // the task's marker records its times from there
 	plan, err := scaleout.ReadPlan(planPath)
 	if err != nil {
 		return usageError{err}
+	}
+	if workers > 0 {
+		plan.Settings.Workers = workers
 	}
 	// A task of an object-store output may run where the launch's
 	// directory is not (a pod without a shared volume): it then runs in
