@@ -132,14 +132,9 @@ func BenchmarkCorpus(b *testing.B) {
 	arr := corpusColumn()
 	defer arr.Release()
 	size := int64(len(arr.ValueBytes()))
-	var fs []Filter
-	for _, name := range Names {
-		f, err := New(name, DefaultConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
-		fs = append(fs, f)
-		b.Run(name, func(b *testing.B) {
+	fs := newFilters(b, Names, DefaultConfig())
+	for _, f := range fs {
+		b.Run(f.Name(), func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			defer cputime.Start(b, size)()
@@ -182,14 +177,7 @@ func BenchmarkChain(b *testing.B) {
 	arr := corpusColumn()
 	defer arr.Release()
 	size := int64(len(arr.ValueBytes()))
-	var fs []Filter
-	for _, name := range Names {
-		f, err := New(name, DefaultConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
-		fs = append(fs, f)
-	}
+	fs := newFilters(b, Names, DefaultConfig())
 	b.SetBytes(size)
 	b.ReportAllocs()
 	defer cputime.Start(b, size)()

@@ -73,27 +73,7 @@ func TestChainMatchesStages(t *testing.T) {
 	for cname, c := range chainConfigs(t) {
 		for _, order := range orders {
 			t.Run(cname+"/"+strings.Join(order, ","), func(t *testing.T) {
-				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-				defer mem.AssertSize(t, 0)
-				var fs []Filter
-				for _, name := range order {
-					f, err := New(name, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					fs = append(fs, f)
-				}
-				arr := buildStrings(mem, texts)
-				defer arr.Release()
-				got, err := ApplyChain(mem, arr, fs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer func() {
-					for _, r := range got {
-						r.Release()
-					}
-				}()
+				mem, fs, arr, got := chainRun(t, c, order, texts, ApplyChain)
 				in := arr
 				for k, f := range fs {
 					want, err := f.Apply(mem, in)
@@ -116,6 +96,43 @@ func TestChainMatchesStages(t *testing.T) {
 			})
 		}
 	}
+}
+
+// chainRun makes the filters of order with config c and applies them to
+// texts with apply. When the test ends, the results and the column are
+// released and the allocator is checked to hold nothing.
+func chainRun(t *testing.T, c Config, order []string, texts []*string,
+	apply func(memory.Allocator, *array.String, []Filter) ([]Result, error)) (memory.Allocator, []Filter, *array.String, []Result) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	fs := newFilters(t, order, c)
+	arr := buildStrings(mem, texts)
+	t.Cleanup(arr.Release)
+	got, err := apply(mem, arr, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, r := range got {
+			r.Release()
+		}
+	})
+	return mem, fs, arr, got
+}
+
+// newFilters makes the rule sets names with config c.
+func newFilters(tb testing.TB, names []string, c Config) []Filter {
+	tb.Helper()
+	var fs []Filter
+	for _, name := range names {
+		f, err := New(name, c)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	return fs
 }
 
 // compareResults fails the test where got and want differ: a signal value
@@ -189,27 +206,7 @@ func TestChainKeptMatchesStages(t *testing.T) {
 	for cname, c := range chainConfigs(t) {
 		for _, order := range orders {
 			t.Run(cname+"/"+strings.Join(order, ","), func(t *testing.T) {
-				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-				defer mem.AssertSize(t, 0)
-				var fs []Filter
-				for _, name := range order {
-					f, err := New(name, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					fs = append(fs, f)
-				}
-				arr := buildStrings(mem, texts)
-				defer arr.Release()
-				got, err := ApplyChainKept(mem, arr, fs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer func() {
-					for _, r := range got {
-						r.Release()
-					}
-				}()
+				mem, fs, _, got := chainRun(t, c, order, texts, ApplyChainKept)
 				cur := texts
 				for k, f := range fs {
 					in := buildStrings(mem, cur)
