@@ -109,13 +109,9 @@ type Result struct {
 // Open reads the manifest of the output at path (a dataset directory, a
 // one-file output or a manifest).
 func Open(path string) (Version, error) {
-	manifest, root, err := dataset.Locate(path)
+	m, manifest, root, err := dataset.Open(path)
 	if err != nil {
 		return Version{}, err
-	}
-	m, err := dataset.ReadManifest(manifest)
-	if err != nil {
-		return Version{}, fmt.Errorf("%s: %w", manifest, err)
 	}
 	return Version{Path: path, Manifest: manifest, VersionID: dataset.IDOf(m), M: m, Root: root}, nil
 }

@@ -60,13 +60,9 @@ func Log(path string) ([]Step, error) {
 // History reads the versions of the history of the output at path, as
 // Log lists them; a parent that is gone or rewritten has no manifest.
 func History(path string) ([]*Version, error) {
-	manifest, root, err := dataset.Locate(path)
+	m, manifest, root, err := dataset.Open(path)
 	if err != nil {
 		return nil, err
-	}
-	m, err := dataset.ReadManifest(manifest)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", manifest, err)
 	}
 	var out []*Version
 	seen := map[string]bool{}
@@ -105,13 +101,9 @@ func openParent(m *dataset.Manifest, p dataset.Parent) (pm *dataset.Manifest, ro
 		if _, err := os.Stat(c); err != nil {
 			continue
 		}
-		mf, r, err := dataset.Locate(c)
+		pm, mf, r, err := dataset.Open(c)
 		if err != nil {
 			return nil, "", "", err.Error()
-		}
-		pm, err := dataset.ReadManifest(mf)
-		if err != nil {
-			return nil, "", "", fmt.Sprintf("%s: %v", mf, err)
 		}
 		if id := dataset.IDOf(pm); id != p.VersionID {
 			return nil, "", "", fmt.Sprintf("%s now holds version %s: the version read is gone", p.Path, id)

@@ -38,13 +38,9 @@ type Rerun struct {
 // command line with newOut. An input named "(built in)" is part of the
 // tool, checked by its version.
 func PlanRerun(path, newOut, tool string) (*Rerun, error) {
-	manifest, root, err := dataset.Locate(path)
+	m, manifest, root, err := dataset.Open(path)
 	if err != nil {
 		return nil, err
-	}
-	m, err := dataset.ReadManifest(manifest)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", manifest, err)
 	}
 	if len(m.Command) < 2 {
 		return nil, fmt.Errorf("%s: records no command line to run again", manifest)

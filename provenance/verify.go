@@ -82,13 +82,9 @@ func (v *Verification) add(kind, path, format string, a ...any) {
 // for a launched output, the shard manifests add up to the merged one. It
 // returns an error only when the manifest itself cannot be read.
 func Verify(ctx context.Context, path string, opts VerifyOptions) (*Verification, error) {
-	manifest, root, err := dataset.Locate(path)
+	m, manifest, root, err := dataset.Open(path)
 	if err != nil {
 		return nil, err
-	}
-	m, err := dataset.ReadManifest(manifest)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", manifest, err)
 	}
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator

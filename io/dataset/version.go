@@ -129,6 +129,18 @@ func OwnerOf(file string, cache map[string]*Manifest) (string, *Manifest) {
 	return "", nil
 }
 
+// Open finds the manifest of the sluice output at path (see Locate) and
+// reads it; it returns the manifest, its path and the output's root.
+func Open(path string) (m *Manifest, manifest, root string, err error) {
+	if manifest, root, err = Locate(path); err != nil {
+		return nil, "", "", err
+	}
+	if m, err = ReadManifest(manifest); err != nil {
+		return nil, "", "", fmt.Errorf("%s: %w", manifest, err)
+	}
+	return m, manifest, root, nil
+}
+
 // Locate finds the manifest of the sluice output at path: a dataset
 // directory, its manifest.json, a one-file output, or the manifest beside
 // one. It returns the manifest's path and the output's root (the folder
