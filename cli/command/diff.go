@@ -83,12 +83,8 @@ func runDiff(c *cli.Context, o *DiffOptions, pathA, pathB string, s Streams) err
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		if err := printJSON(s.Out, res); err != nil {
-			return err
-		}
-	} else {
-		printDiff(s.Out, res, o.Examples)
+	if err := (Report{JSON: o.JSON}).result(s.Out, res, func(w io.Writer) { printDiff(w, res, o.Examples) }); err != nil {
+		return err
 	}
 	if o.ExitCode && !res.Identical {
 		if r := res.Rows; r == nil || r.OnlyA+r.OnlyB+r.Changed > 0 || !sameCounts(res) {

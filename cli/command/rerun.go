@@ -116,12 +116,8 @@ func runRerun(c *cli.Context, o *RerunOptions, path string, s Streams) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		if err := printJSON(s.Out, res); err != nil {
-			return err
-		}
-	} else {
-		printRerun(s.Out, res)
+	if err := (Report{JSON: o.JSON}).result(s.Out, res, func(w io.Writer) { printRerun(w, res) }); err != nil {
+		return err
 	}
 	if !res.Reproduced {
 		return fmt.Errorf("%s: version %s did not reproduce: %s", path, res.VersionID, res.Differences[0])
