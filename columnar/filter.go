@@ -57,6 +57,22 @@ func filterArray(mem memory.Allocator, a arrow.Array, spans []span, n int) (arro
 
 // filterValidity returns the validity bitmap of the kept rows of a and
 // their nulls; nil without nulls.
+// filtered makes the array of a's type holding the n rows of spans from
+// its new value buffers and children, with the rows' validity; it takes
+// over the buffers (releases them).
+func filtered(mem memory.Allocator, a arrow.Array, spans []span, n int, children []arrow.ArrayData, buffers ...*memory.Buffer) arrow.Array {
+	valid, nulls := filterValidity(mem, a, spans, n)
+	res := array.NewData(a.DataType(), n, append([]*memory.Buffer{valid}, buffers...), children, nulls, 0)
+	for _, b := range buffers {
+		b.Release()
+	}
+	if valid != nil {
+		valid.Release()
+	}
+	defer res.Release()
+	return array.MakeFromData(res)
+}
+
 func filterValidity(mem memory.Allocator, a arrow.Array, spans []span, n int) (*memory.Buffer, int) {
 	if a.NullN() == 0 {
 		return nil, 0
@@ -120,15 +136,7 @@ func filterVarBinary[O int32 | int64](mem memory.Allocator, a arrow.Array, spans
 		pos += to - from
 	}
 	out[n] = pos
-	valid, nulls := filterValidity(mem, a, spans, n)
-	res := array.NewData(a.DataType(), n, []*memory.Buffer{valid, ob, db}, nil, nulls, 0)
-	ob.Release()
-	db.Release()
-	if valid != nil {
-		valid.Release()
-	}
-	defer res.Release()
-	return array.MakeFromData(res)
+	return filtered(mem, a, spans, n, nil, ob, db)
 }
 
 func filterFixed(mem memory.Allocator, a arrow.Array, width int, spans []span, n int) arrow.Array {
@@ -144,14 +152,7 @@ func filterFixed(mem memory.Allocator, a arrow.Array, width int, spans []span, n
 	for _, s := range spans {
 		pos += copy(dst[pos:], src[s.start*width:s.end*width])
 	}
-	valid, nulls := filterValidity(mem, a, spans, n)
-	res := array.NewData(a.DataType(), n, []*memory.Buffer{valid, vb}, nil, nulls, 0)
-	vb.Release()
-	if valid != nil {
-		valid.Release()
-	}
-	defer res.Release()
-	return array.MakeFromData(res)
+	return filtered(mem, a, spans, n, nil, vb)
 }
 
 func filterBool(mem memory.Allocator, a arrow.Array, spans []span, n int) arrow.Array {
@@ -167,14 +168,7 @@ func filterBool(mem memory.Allocator, a arrow.Array, spans []span, n int) arrow.
 			pos += s.end - s.start
 		}
 	}
-	valid, nulls := filterValidity(mem, a, spans, n)
-	res := array.NewData(a.DataType(), n, []*memory.Buffer{valid, vb}, nil, nulls, 0)
-	vb.Release()
-	if valid != nil {
-		valid.Release()
-	}
-	defer res.Release()
-	return array.MakeFromData(res)
+	return filtered(mem, a, spans, n, nil, vb)
 }
 
 func filterStruct(mem memory.Allocator, a *array.Struct, spans []span, n int) (arrow.Array, bool) {
@@ -196,11 +190,5 @@ func filterStruct(mem memory.Allocator, a *array.Struct, spans []span, n int) (a
 		children[i].Retain()
 		c.Release()
 	}
-	valid, nulls := filterValidity(mem, a, spans, n)
-	res := array.NewData(a.DataType(), n, []*memory.Buffer{valid}, children, nulls, 0)
-	if valid != nil {
-		valid.Release()
-	}
-	defer res.Release()
-	return array.MakeFromData(res), true
+	return filtered(mem, a, spans, n, children), true
 }
