@@ -1,14 +1,11 @@
 package command
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -85,34 +82,7 @@ func TestLaunchOnABucketResumesAfterATaskIsKilled(t *testing.T) {
 	out := s.URL("killed")
 	args := []string{"launch", pipe, "-o", out, "--tasks", "4", "--no-progress", "--batch-rows", "100",
 		"--max-file-rows", "500", "--workers", "1", "--max-parallel", "2"}
-	launch := exec.Command(bin, args...)
-	var log bytes.Buffer
-	launch.Stdout, launch.Stderr = &log, &log
-	if err := launch.Start(); err != nil {
-		t.Fatal(err)
-	}
-	killed := -1
-	deadline := time.Now().Add(2 * time.Minute)
-	for killed < 0 && time.Now().Before(deadline) {
-		for i := 0; i < 4 && killed < 0; i++ {
-			b, err := os.ReadFile(filepath.Join(bucketDir(s, "killed"), "_work", "markers", fmt.Sprintf("write-%05d.running", i)))
-			if err != nil {
-				continue
-			}
-			var m struct{ PID int }
-			if json.Unmarshal(b, &m) == nil && m.PID > 0 && syscall.Kill(m.PID, syscall.SIGKILL) == nil {
-				killed = i
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	err := launch.Wait()
-	if killed < 0 {
-		t.Fatalf("no write task was caught running; launch: %v\n%s", err, log.String())
-	}
-	if err == nil {
-		t.Fatalf("launch succeeded although write task %d was killed:\n%s", killed, log.String())
-	}
+	killed := launchKillingAWriteTask(t, bin, args, bucketDir(s, "killed"), 5*time.Millisecond, func(int) bool { return true })
 	if code, st, _ := mainCode("status", out); code == 0 || !strings.Contains(st, fmt.Sprintf("task %d interrupted", killed)) {
 		t.Errorf("status does not show the killed task (exit %d):\n%s", code, st)
 	}

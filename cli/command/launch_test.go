@@ -181,6 +181,44 @@ func TestLaunchGivesTheRowsOfOneProcessWhateverTheTasks(t *testing.T) {
 	}
 }
 
+// launchKillingAWriteTask runs `sluice launch` with args, whose output's
+// files are at out, kills with SIGKILL the first of its 4 write tasks
+// seen running (its lease under out/_work/markers) for which ready
+// holds, polling every poll, and returns that task once the launch has
+// failed. The test fails if no task was caught or the launch succeeded.
+func launchKillingAWriteTask(t *testing.T, bin string, args []string, out string, poll time.Duration, ready func(task int) bool) int {
+	t.Helper()
+	launch := exec.Command(bin, args...)
+	var log bytes.Buffer
+	launch.Stdout, launch.Stderr = &log, &log
+	if err := launch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := -1
+	deadline := time.Now().Add(2 * time.Minute)
+	for killed < 0 && time.Now().Before(deadline) {
+		for s := 0; s < 4 && killed < 0; s++ {
+			b, err := os.ReadFile(filepath.Join(out, "_work", "markers", fmt.Sprintf("write-%05d.running", s)))
+			if err != nil || !ready(s) {
+				continue
+			}
+			var m struct{ PID int }
+			if json.Unmarshal(b, &m) == nil && m.PID > 0 && syscall.Kill(m.PID, syscall.SIGKILL) == nil {
+				killed = s
+			}
+		}
+		time.Sleep(poll)
+	}
+	err := launch.Wait()
+	if killed < 0 {
+		t.Fatalf("no write task was caught; launch: %v\n%s", err, log.String())
+	}
+	if err == nil {
+		t.Fatalf("launch succeeded although write task %d was killed:\n%s", killed, log.String())
+	}
+	return killed
+}
+
 // strayFiles lists the temporary files under dir.
 func strayFiles(dir string) []string {
 	var found []string
@@ -208,35 +246,10 @@ func TestLaunchResumesAfterATaskIsKilledMidWrite(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "killed")
-	launch := exec.Command(bin, args(out)...)
-	var log bytes.Buffer
-	launch.Stdout, launch.Stderr = &log, &log
-	if err := launch.Start(); err != nil {
-		t.Fatal(err)
-	}
 	// Wait for a write task to have a part file half written, and kill it.
-	killed := -1
-	deadline := time.Now().Add(2 * time.Minute)
-	for killed < 0 && time.Now().Before(deadline) {
-		for s := 0; s < 4 && killed < 0; s++ {
-			b, err := os.ReadFile(filepath.Join(out, "_work", "markers", fmt.Sprintf("write-%05d.running", s)))
-			if err != nil || len(strayFiles(filepath.Join(out, "_work", "write", fmt.Sprintf("%05d", s)))) == 0 {
-				continue
-			}
-			var m struct{ PID int }
-			if json.Unmarshal(b, &m) == nil && m.PID > 0 && syscall.Kill(m.PID, syscall.SIGKILL) == nil {
-				killed = s
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	err := launch.Wait()
-	if killed < 0 {
-		t.Fatalf("no write task was caught mid-write; launch: %v\n%s", err, log.String())
-	}
-	if err == nil {
-		t.Fatalf("launch succeeded although write task %d was killed:\n%s", killed, log.String())
-	}
+	killed := launchKillingAWriteTask(t, bin, args(out), out, 2*time.Millisecond, func(s int) bool {
+		return len(strayFiles(filepath.Join(out, "_work", "write", fmt.Sprintf("%05d", s)))) > 0
+	})
 	if len(strayFiles(out)) == 0 {
 		t.Fatalf("the killed task left no partial file: the test did not kill it mid-write")
 	}
