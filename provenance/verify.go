@@ -278,12 +278,7 @@ func (v *Verification) checkShards(m *dataset.Manifest, dir string) error {
 				v.add(Changed, path, "records %s with xxhash64 %s, the merged manifest %s", rel, o.Hash, h)
 			}
 		}
-		c := sm.Counts
-		sum.RowsIn += c.RowsIn
-		sum.RowsOut += c.RowsOut
-		sum.Removed += c.Removed
-		sum.Quarantined += c.Quarantined
-		sum.Inserted += c.Inserted
+		sum.Add(sm.Counts)
 	}
 	c := m.Counts
 	if v.Shards == len(shards) && (sum.RowsIn != c.RowsIn || sum.RowsOut != c.RowsOut || sum.Removed != c.Removed ||

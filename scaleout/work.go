@@ -99,14 +99,7 @@ func (p *Plan) verifyMerged() error {
 		if err != nil {
 			return err
 		}
-		c := m.Counts
-		sum.RowsIn += c.RowsIn
-		sum.RowsOut += c.RowsOut
-		sum.Removed += c.Removed
-		sum.Quarantined += c.Quarantined
-		sum.UTF8Repaired += c.UTF8Repaired
-		sum.MissingText += c.MissingText
-		sum.Inserted += c.Inserted
+		sum.Add(m.Counts)
 		outputs = append(outputs, m.Outputs...)
 		removed = append(removed, m.Removed...)
 	}

@@ -163,14 +163,7 @@ func (t *task) merge() error {
 				shardReports[i] = append(shardReports[i], raw)
 			}
 		}
-		c := &merged.Counts
-		c.RowsIn += m.Counts.RowsIn
-		c.RowsOut += m.Counts.RowsOut
-		c.Removed += m.Counts.Removed
-		c.Quarantined += m.Counts.Quarantined
-		c.UTF8Repaired += m.Counts.UTF8Repaired
-		c.MissingText += m.Counts.MissingText
-		c.Inserted += m.Counts.Inserted
+		merged.Counts.Add(m.Counts)
 	}
 	if len(merged.Inputs) != len(p.Inputs) {
 		return fmt.Errorf("merge: the shard manifests list %d inputs, the plan %d", len(merged.Inputs), len(p.Inputs))

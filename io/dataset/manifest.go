@@ -114,6 +114,17 @@ type Counts struct {
 	Inserted int64 `json:"inserted,omitempty"`
 }
 
+// Add adds the counts of more rows (another shard's) to c.
+func (c *Counts) Add(o Counts) {
+	c.RowsIn += o.RowsIn
+	c.RowsOut += o.RowsOut
+	c.Removed += o.Removed
+	c.Quarantined += o.Quarantined
+	c.UTF8Repaired += o.UTF8Repaired
+	c.MissingText += o.MissingText
+	c.Inserted += o.Inserted
+}
+
 // Check verifies that the counts add up.
 func (c Counts) Check() error {
 	if c.RowsIn+c.Inserted != c.RowsOut+c.Removed+c.Quarantined {
