@@ -26,7 +26,6 @@ SEED=${SEED:-42}
 TOOLS=${TOOLS:-}
 BASE=${BASE:-}
 BENCH_COUNT=${BENCH_COUNT:-6}
-LOCK=/tmp/sluice-bench.lock
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -92,15 +91,7 @@ timed() {
     -test.count "$BENCH_COUNT") >"$WORK/clean-stages-bench.txt" 2>&1 || die "the stage benchmark failed; see $WORK/clean-stages-bench.txt"
   "$WORK/sluice" --cpuprofile "$WORK/clean.prof" clean "$CORPUS" -o "$WORK/clean-out" "${COMMON[@]}" "${STAGES[@]}" >/dev/null 2>&1
 }
-if [ -n "${SLUICE_BENCH_LOCKED:-}" ]; then
-  timed
-else
-  log "waiting for $LOCK"
-  exec 9>"$LOCK"
-  flock 9
-  timed
-  exec 9>&-
-fi
+bench_locked timed
 
 {
   echo "clean benchmark  $(date -u +%FT%RZ)  host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"

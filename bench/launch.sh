@@ -21,7 +21,6 @@ ROUNDS=${ROUNDS:-3}
 WORK=${WORK:-/tmp/sluice-bench}
 TASKS=${TASKS:-4}
 SEED=${SEED:-42}
-LOCK=/tmp/sluice-bench.lock
 while [ $# -gt 0 ]; do
   case "$1" in
     --n) N=$2; shift 2 ;;
@@ -94,24 +93,7 @@ rounds() {
   done
 }
 
-# The lock: held already when an open descriptor of this shell is on it
-# (`flock LOCK bash bench/launch.sh` passes its own on).
-held=""
-for fd in /proc/$$/fd/*; do
-  [ "$(readlink "$fd" 2>/dev/null)" = "$LOCK" ] && held=${fd##*/}
-done
-if [ -n "${SLUICE_BENCH_LOCKED:-}" ]; then
-  rounds
-elif [ -n "$held" ]; then
-  flock "$held" # the same lock: returns at once
-  rounds
-else
-  log "waiting for $LOCK"
-  exec 9>"$LOCK"
-  flock 9
-  rounds
-  exec 9>&-
-fi
+bench_locked rounds
 
 # The manifests' counts: rows in, out, removed, quarantined...
 counts() { awk '/^  "counts": \{/ { on = 1; next } on && /^  \}/ { exit } on { gsub(/[ ",]/, ""); printf "%s ", $0 }' "$1/manifest.json"; }

@@ -67,3 +67,24 @@ bench_time() {
   tail -n 1 "$tf"
   rm -f "$tf"
 }
+
+# bench_locked CMD...: runs CMD holding /tmp/sluice-bench.lock, so that no
+# two benchmarks time themselves at once on the machine. It does not take
+# the lock again when SLUICE_BENCH_LOCKED is set or when the script runs
+# under `flock /tmp/sluice-bench.lock ...` already (an open descriptor of
+# this shell is on the lock).
+bench_locked() {
+  local lock=/tmp/sluice-bench.lock fd held=""
+  for fd in /proc/$$/fd/*; do
+    [ "$(readlink "$fd" 2>/dev/null)" = "$lock" ] && held=${fd##*/}
+  done
+  if [ -n "${SLUICE_BENCH_LOCKED:-}" ] || [ -n "$held" ]; then
+    "$@"
+    return
+  fi
+  echo "# waiting for $lock" >&2
+  exec 9>"$lock"
+  flock 9
+  "$@"
+  exec 9>&-
+}

@@ -24,7 +24,6 @@ N=${N:-120000}
 ROUNDS=${ROUNDS:-5}
 SEED=${SEED:-7}
 BASE=${BASE:-}
-LOCK=/tmp/sluice-bench.lock
 while [ $# -gt 0 ]; do
   case "$1" in
     --n) N=$2; shift 2 ;;
@@ -39,6 +38,8 @@ while [ $# -gt 0 ]; do
 done
 log() { echo "# $*" >&2; }
 die() { echo "run.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
 
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -136,12 +137,4 @@ print("token totals match" if vt == tt else
       f"token totals differ: validate {vt}, tokens {tt} (the text file joins an example's turns with a blank line)")
 EOF
 }
-if [ -n "${SLUICE_BENCH_LOCKED:-}" ]; then
-  timed
-else
-  log "waiting for $LOCK"
-  exec 9>"$LOCK"
-  flock 9
-  timed
-  exec 9>&-
-fi
+bench_locked timed
