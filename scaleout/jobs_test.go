@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -197,10 +197,9 @@ func TestSubmitSlurmChainsThePhasesLeft(t *testing.T) {
 // (see TestHelperTask).
 const helperEnv = "SLUICE_SCALEOUT_HELPER_TASK"
 
-// TestHelperTask is `sluice task PLAN --phase P --index I --log L
-// [--workers W]` when the test binary runs as a task of RunLocal;
-// otherwise it does nothing. Every task but the merge's gets its share of
-// the cores as --workers.
+// TestHelperTask is `sluice task PLAN --serve` when the test binary runs
+// as a task process of RunLocal; otherwise it does nothing. Every task
+// but the merge's must get its share of the cores as its workers.
 func TestHelperTask(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
 		return
@@ -210,23 +209,24 @@ func TestHelperTask(t *testing.T) {
 		args = args[1:]
 	}
 	code := func() int {
-		merge := len(args) > 4 && args[4] == string(Merge)
-		if len(args) != map[bool]int{false: 11, true: 9}[merge] || args[1] != "task" || args[3] != "--phase" || args[5] != "--index" || args[7] != "--log" ||
-			!merge && args[9] != "--workers" {
+		if len(args) != 4 || args[1] != "task" || args[3] != "--serve" {
 			fmt.Fprintf(os.Stderr, "unexpected task arguments %q\n", args)
 			return 2
 		}
-		p, err := ReadPlan(args[2])
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
+		run := func(ctx context.Context, req TaskRequest, log io.Writer) (bool, error) {
+			p, err := ReadPlan(args[2])
+			if err != nil {
+				return false, err
+			}
+			if w := req.Workers; req.Phase != string(Merge) && (w < 1 || w > max(1, runtime.NumCPU())) {
+				return false, fmt.Errorf("workers %d: not a share of the %d cores", w, runtime.NumCPU())
+			}
+			if req.Phase == string(Merge) && req.Workers != 0 {
+				return false, fmt.Errorf("the merge got %d workers, not the plan's", req.Workers)
+			}
+			return RunTaskWith(ctx, p, req.Phase, req.Index, TaskOptions{Version: testVersion, Log: req.Log, Progress: log})
 		}
-		if w, err := strconv.Atoi(args[len(args)-1]); !merge && (err != nil || w < 1 || w > max(1, runtime.NumCPU())) {
-			fmt.Fprintf(os.Stderr, "--workers %s: not a share of the %d cores\n", args[10], runtime.NumCPU())
-			return 2
-		}
-		i, _ := strconv.Atoi(args[6])
-		if _, err := RunTask(context.Background(), p, args[4], i, testVersion, args[8]); err != nil {
+		if err := ServeTasks(context.Background(), os.Stdin, os.Stdout, run, func(w io.Writer, err error) { fmt.Fprintln(w, "error:", err) }); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -316,7 +316,7 @@ func TestRunLocalStopsAtAFailedPhase(t *testing.T) {
 	if !strings.Contains(err.Error(), log) {
 		t.Errorf("the error does not name the log %s: %v", log, err)
 	}
-	if b, _ := os.ReadFile(log); !strings.Contains(string(b), fmt.Sprintf("cannot run task %s --phase %s --index 1 --log %s", planPath, first.Name, log)) {
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), fmt.Sprintf("cannot run task %s --serve", planPath)) {
 		t.Errorf("log %s: %q", log, b)
 	}
 	if sts := Status(p); sts[0].Done != 0 || sts[1].Done != 0 {
@@ -336,7 +336,7 @@ func TestRunLocalStopsAtAFailedPhase(t *testing.T) {
 	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "cannot run task") || strings.Contains(string(b), "still") {
 		t.Errorf("the first attempt's log after a second attempt: %q", b)
 	}
-	if b, _ := os.ReadFile(log2); !strings.Contains(string(b), "still cannot run task") || !strings.Contains(string(b), log2) {
+	if b, _ := os.ReadFile(log2); !strings.Contains(string(b), fmt.Sprintf("still cannot run task %s --serve", planPath)) {
 		t.Errorf("the second attempt's log %s: %q", log2, b)
 	}
 

@@ -7,27 +7,35 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sluice-data/sluice/io/blob"
 )
 
 // RunLocal runs the plan's phases on this machine, each phase's missing
-// tasks as `sluice task` processes, at most parallel at a time; a phase
-// starts when the one before it is complete. Tasks already done are not
-// run again. Each attempt of a task writes its own log,
-// OUT/_logs/<phase>-<index>.attempt-<n>.log. The tasks running at once
-// share the machine's cores: each runs with the plan's workers, or its
-// share of the cores when that is fewer (see taskWorkers).
+// tasks at most parallel at a time; a phase starts when the one before it
+// is complete. The tasks run in parallel task processes, one a slot, each
+// running its slot's tasks one after the other (`sluice task PLAN
+// --serve`, see serve.go); a slot whose process ended starts another.
+// Tasks already done are not run again. Each attempt of a task writes its
+// own log, OUT/_logs/<phase>-<index>.attempt-<n>.log. The tasks running
+// at once share the machine's cores: each runs with the plan's workers,
+// or its share of the cores when that is fewer (see taskWorkers).
 func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progress io.Writer) error {
 	parallel = max(parallel, 1)
+	slots := make([]*slotProcess, parallel)
+	defer func() {
+		for _, s := range slots {
+			if s != nil {
+				s.stop()
+			}
+		}
+	}()
 	for _, ph := range p.Phases {
 		var todo []int
 		for i := 0; i < ph.Tasks; i++ {
@@ -55,7 +63,7 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					rss, err := p.runLocalTask(ctx, planPath, ph, i, workers)
+					rss, err := p.runLocalTask(ctx, planPath, &slots[w], ph, i, workers)
 					mu.Lock()
 					if err != nil {
 						failures = append(failures, err.Error())
@@ -156,9 +164,11 @@ func taskWorkers(planned, cores, running int) int {
 	return planned
 }
 
-// runLocalTask runs one task, with workers workers unless 0 (then the
-// plan's), and returns its peak resident memory.
-func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i, workers int) (_ int64, err error) {
+// runLocalTask runs task i of ph in the slot's task process (starting
+// one when the slot has none, and leaving none when it ended), with
+// workers workers unless 0 (then the plan's), and returns its peak
+// resident memory.
+func (p *Plan) runLocalTask(ctx context.Context, planPath string, slot **slotProcess, ph Phase, i, workers int) (_ int64, err error) {
 	f, log, err := p.attemptLog(ctx, ph, i)
 	if err != nil {
 		return 0, err
@@ -173,23 +183,19 @@ func (p *Plan) runLocalTask(ctx context.Context, planPath string, ph Phase, i, w
 			}
 		}()
 	}
-	args := []string{"task", planPath, "--phase", ph.Name, "--index", strconv.Itoa(i), "--log", log}
-	if workers > 0 {
-		args = append(args, "--workers", strconv.Itoa(workers))
-	}
-	cmd := exec.CommandContext(ctx, p.Binary, args...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = p.Dir, f, f
-	// The task's setup time counts from here (ProcessStart).
-	cmd.Env = append(os.Environ(), SpawnedEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
-	err = cmd.Run()
-	var rss int64
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = ru.Maxrss << 10 // kilobytes on Linux
+	if *slot == nil {
+		if *slot, err = p.startSlot(ctx, planPath); err != nil {
+			fmt.Fprintf(f, "sluice: cannot start a task process: %v\n", err)
+			return 0, fmt.Errorf("task %d: %v (log %s)", i, err, log)
 		}
 	}
+	reply, err := (*slot).run(TaskRequest{Phase: ph.Name, Index: i, Workers: workers, Log: log, LogFile: f.Name()})
 	if err != nil {
-		return rss, fmt.Errorf("task %d: %v (log %s)", i, err, log)
+		*slot = nil
+		return 0, fmt.Errorf("task %d: %v (log %s)", i, err, log)
 	}
-	return rss, nil
+	if reply.Error != "" {
+		return reply.PeakRSS, fmt.Errorf("task %d: %s (log %s)", i, reply.Error, log)
+	}
+	return reply.PeakRSS, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -66,9 +67,17 @@ func ProcessStart() time.Time {
 
 var processStartTaken atomic.Bool
 
-// peakRSS returns the peak resident memory of this process so far, in
-// bytes; 0 when unknown.
+// peakRSS returns the peak resident memory of this process since it
+// started or since resetPeakRSS, in bytes; 0 when unknown. On Linux it
+// is the status file's VmHWM, which resetPeakRSS resets (a serving
+// process runs many tasks and reports each one's peak); elsewhere the
+// process's peak from getrusage, which nothing resets.
 func peakRSS() int64 {
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		if kb, ok := statusKB(b, "VmHWM:"); ok {
+			return kb << 10
+		}
+	}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -77,6 +86,29 @@ func peakRSS() int64 {
 		return int64(ru.Maxrss) // bytes there
 	}
 	return int64(ru.Maxrss) << 10 // kilobytes on Linux and the BSDs
+}
+
+// resetPeakRSS sets the peak that peakRSS reports back to the resident
+// memory now, where the system allows it (Linux: clear_refs).
+func resetPeakRSS() {
+	if f, err := os.OpenFile("/proc/self/clear_refs", os.O_WRONLY, 0); err == nil {
+		f.WriteString("5") // 5: reset the peak resident set size
+		f.Close()
+	}
+}
+
+// statusKB reads the field named key (with its colon) of a
+// /proc/PID/status file, in kilobytes.
+func statusKB(status []byte, key string) (int64, bool) {
+	for line := range strings.SplitSeq(string(status), "\n") {
+		rest, ok := strings.CutPrefix(line, key)
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		return kb, err == nil
+	}
+	return 0, false
 }
 
 // taskClock times one attempt of a task.
