@@ -41,7 +41,7 @@ type c4 struct {
 
 type c4Scratch struct {
 	words  []words.Span
-	lower  []byte    // the text with ASCII letters in lower case
+	lower  []byte    // the text with ASCII letters in lower case, for phrases.scan
 	found  []bool    // which of f.phrases occur in the text
 	clean  []byte    // a line without citation markers
 	policy []*phrase // the policy phrases that occur in the text
@@ -145,9 +145,8 @@ func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int
 	text := v.text
 	// Find once which phrases occur anywhere, so that lines are searched
 	// only for those.
-	s.lower = lowerASCII(s.lower[:0], text)
 	s.found = slices.Grow(s.found[:0], f.phrases.n)[:f.phrases.n]
-	f.phrases.find(s.lower, s.found)
+	s.lower = f.phrases.scan(text, s.found, s.lower)
 	anyLorem := f.loremID >= 0 && s.found[f.loremID]
 	anyJS := f.jsID >= 0 && s.found[f.jsID]
 	anyBrace := c.DropCurlyBrace && bytes.IndexByte(text, '{') >= 0

@@ -283,6 +283,7 @@ func (c *asciiCursor) chars(start, end int) int {
 type phraseSet struct {
 	groups []phraseGroup
 	n      int
+	grams  gramTable // for scan; step 0 when scan falls back on find
 }
 
 type phraseGroup struct {
@@ -308,7 +309,145 @@ func newPhraseSet(ps []*phrase) phraseSet {
 		s.groups[k].ids = append(s.groups[k].ids, id)
 		s.groups[k].ps = append(s.groups[k].ps, p)
 	}
+	s.grams = newGramTable(ps)
 	return s
+}
+
+// gramTable finds phrases of four bytes or more in a text by sampling it:
+// it reads the four bytes at every step-th position, step being at most
+// the number of four-byte windows of the shortest phrase, so that every
+// occurrence of a phrase holds a sampled position whose four bytes are one
+// of the phrase's windows. The table holds the windows of every phrase,
+// with the offset of each in its phrase; a sampled position whose bytes
+// are a window is compared with the phrases that have it. Bytes are
+// compared with their 0x20 bit set, which matches a letter in either case
+// (and makes other bytes match more often, never less).
+type gramTable struct {
+	step    int
+	bloom   *[1 << 16 / 64]uint64 // a bit for each window's key * gramMul >> 16
+	keys    []uint32              // 0 marks an empty slot
+	first   []int32               // the slot's entries: entries[first[i]:first[i+1]]
+	entries []gramEntry
+	shift   uint
+	ps      []*phrase
+}
+
+type gramEntry struct {
+	id  int32 // the phrase
+	off int32 // where the window starts in it
+}
+
+// gramFold sets the 0x20 bit of each of four bytes.
+const gramFold = 0x20202020
+
+// maxGramStep bounds the sampling step.
+const maxGramStep = 8
+
+func newGramTable(ps []*phrase) gramTable {
+	t := gramTable{ps: ps, step: maxGramStep}
+	for _, p := range ps {
+		t.step = min(t.step, len(p.lower)-3)
+	}
+	if len(ps) == 0 || t.step < 1 {
+		return gramTable{}
+	}
+	byKey := map[uint32][]gramEntry{}
+	var order []uint32
+	for id, p := range ps {
+		for off := 0; off+4 <= len(p.lower); off++ {
+			k := binary.LittleEndian.Uint32(p.lower[off:]) | gramFold
+			if byKey[k] == nil {
+				order = append(order, k)
+			}
+			byKey[k] = append(byKey[k], gramEntry{int32(id), int32(off)})
+		}
+	}
+	bits := uint(4)
+	for 1<<bits < 4*len(order) {
+		bits++
+	}
+	t.shift = 32 - bits
+	t.keys = make([]uint32, 1<<bits)
+	t.first = make([]int32, 1<<bits+1)
+	for _, k := range order {
+		i := int(k * gramMul >> t.shift)
+		for t.keys[i] != 0 {
+			i = (i + 1) & (len(t.keys) - 1)
+		}
+		t.keys[i] = k
+	}
+	for i, k := range t.keys {
+		t.first[i] = int32(len(t.entries))
+		if k != 0 {
+			t.entries = append(t.entries, byKey[k]...)
+		}
+	}
+	t.first[len(t.keys)] = int32(len(t.entries))
+	t.bloom = new([1 << 16 / 64]uint64)
+	for _, k := range order {
+		h := k * gramMul >> 16
+		t.bloom[h>>6] |= 1 << (h & 63)
+	}
+	return t
+}
+
+const gramMul = 0x9E3779B1
+
+// scan sets found[id] for each phrase that occurs in text, with ASCII
+// letters in either case: what find does for the text in lower case, which
+// scan makes in lower (returned) when the phrases are too short for
+// sampling.
+func (s *phraseSet) scan(text []byte, found []bool, lower []byte) []byte {
+	t := &s.grams
+	if t.step == 0 {
+		lower = lowerASCII(lower[:0], text)
+		s.find(lower, found)
+		return lower
+	}
+	clear(found)
+	left := s.n
+	mask := len(t.keys) - 1
+	bloom, step := t.bloom, t.step
+	for p := 0; p+4 <= len(text); p += step {
+		k := binary.LittleEndian.Uint32(text[p:]) | gramFold
+		if h := k * gramMul >> 16; bloom[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		i := int(k * gramMul >> t.shift)
+		for {
+			key := t.keys[i]
+			if key == k {
+				left -= t.match(text, p, i, found)
+				if left == 0 {
+					return lower
+				}
+				break
+			}
+			if key == 0 {
+				break
+			}
+			i = (i + 1) & mask
+		}
+	}
+	return lower
+}
+
+// match compares the phrases not found yet whose window at slot i may lie
+// at text[p:], marks those that occur, and returns how many it marked.
+func (t *gramTable) match(text []byte, p, i int, found []bool) int {
+	n := 0
+	for _, e := range t.entries[t.first[i]:t.first[i+1]] {
+		ph := t.ps[e.id]
+		start := p - int(e.off)
+		if found[e.id] || start < 0 || start+len(ph.lower) > len(text) {
+			continue
+		}
+		if equalFoldASCII(text[start:start+len(ph.lower)], ph.lower) {
+			found[e.id] = true
+			n++
+		}
+	}
+	return n
 }
 
 // find sets found[id] for each phrase that occurs in lower, which has its
