@@ -2,7 +2,9 @@ package quality
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -447,24 +449,33 @@ func countSentences(b []byte) int {
 // allMarks says that a text may hold any terminal punctuation.
 var allMarks = [3]bool{true, true, true}
 
-// countSentencesASCII is countSentences for ASCII text: it jumps from one
-// '.', '!' or '?' to the next with bytes.IndexByte, looking only for those
-// that may occur: '.', '!' and '?' in that order.
+// countSentencesASCII is countSentences for ASCII text: it finds the
+// '.', '!' and '?' eight bytes at a time, looking only for those that may
+// occur (may[0] for '.', may[1] for '!', may[2] for '?').
 func countSentencesASCII(b []byte, may [3]bool) int {
 	marks := [3]byte{'.', '!', '?'}
-	var next [3]int
+	var ms marksOf
+	var pat [3]uint64
+	any := -1
 	for k, m := range marks {
-		next[k] = len(b)
 		if may[k] {
-			next[k] = indexFrom(b, 0, m)
+			ms.on[m] = true
+			any = k
 		}
 	}
-	n, last := 0, 0
-	for {
-		i := min(next[0], next[1], next[2])
-		if i == len(b) {
-			break
+	if any < 0 {
+		return b2i(hasContent(b))
+	}
+	for k := range pat {
+		m := marks[any]
+		if may[k] {
+			m = marks[k]
 		}
+		pat[k] = uint64(m) * 0x0101010101010101
+	}
+	ms.pat = pat
+	n, last := 0, 0
+	for i := ms.next(b, 0); i < len(b); i = ms.next(b, i) {
 		j := i + 1
 		for j < len(b) && (b[j] == '.' || b[j] == '!' || b[j] == '?') {
 			j++
@@ -474,11 +485,7 @@ func countSentencesASCII(b []byte, may [3]bool) int {
 			n++
 			last = j
 		}
-		for k, m := range marks {
-			if next[k] < j {
-				next[k] = indexFrom(b, j, m)
-			}
-		}
+		i = j
 	}
 	if hasContent(b[last:]) {
 		n++
@@ -486,17 +493,39 @@ func countSentencesASCII(b []byte, may [3]bool) int {
 	return n
 }
 
-// indexFrom returns the index of the first c in b at or after from, or
-// len(b).
-func indexFrom(b []byte, from int, c byte) int {
-	if from >= len(b) {
-		return len(b)
+// marksOf finds the terminal marks that countSentencesASCII looks for.
+type marksOf struct {
+	pat [3]uint64 // each mark looked for in every byte (one repeated for the others)
+	on  [256]bool // the marks looked for
+}
+
+// next returns the index of the first mark looked for in b at or after i,
+// or len(b). It tests eight bytes at a time for the three patterns at
+// once; zeroBytes may flag other bytes too, which on tells apart.
+func (ms *marksOf) next(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		m := (zeroBytes(x^ms.pat[0]) | zeroBytes(x^ms.pat[1]) | zeroBytes(x^ms.pat[2])) & 0x8080808080808080
+		for m != 0 {
+			k := i + bits.TrailingZeros64(m)/8
+			if ms.on[b[k]] {
+				return k
+			}
+			m &= m - 1
+		}
 	}
-	if j := bytes.IndexByte(b[from:], c); j >= 0 {
-		return from + j
+	for ; i < len(b); i++ {
+		if ms.on[b[i]] {
+			return i
+		}
 	}
 	return len(b)
 }
+
+// zeroBytes has the high bit set in each zero byte of v, and perhaps in
+// bytes above a zero byte; in none when v has no zero byte. Only its high
+// bits count.
+func zeroBytes(v uint64) uint64 { return (v - 0x0101010101010101) &^ v }
 
 // sentenceByte marks the bytes countSentences stops at: terminal
 // punctuation and the lead bytes of multi-byte runes.
@@ -536,6 +565,9 @@ func skipClosers(b []byte, j int) int {
 		case '"', '\'', ')', ']':
 			j++
 			continue
+		}
+		if b[j] < utf8.RuneSelf {
+			break // the other closers are not ASCII
 		}
 		if n := closerLen(b[j:]); n > 0 {
 			j += n
