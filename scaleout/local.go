@@ -183,6 +183,10 @@ func (p *Plan) runLocalTask(ctx context.Context, planPath string, slot **slotPro
 			}
 		}()
 	}
+	if *slot != nil && (*slot).ended() {
+		(*slot).stop() // ended between tasks (killed): the task goes to a new one
+		*slot = nil
+	}
 	if *slot == nil {
 		if *slot, err = p.startSlot(ctx, planPath); err != nil {
 			fmt.Fprintf(f, "sluice: cannot start a task process: %v\n", err)

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A serving process runs the requests in order, each task's output and
@@ -45,7 +46,7 @@ func TestServeTasksAnswersEachRequestInItsLog(t *testing.T) {
 	if want := []string{"a/0/2/name-0", "b/1/2/name-1", "a/2/2/name-2"}; strings.Join(ran, " ") != strings.Join(want, " ") {
 		t.Errorf("ran %v, want %v", ran, want)
 	}
-	s := &slotProcess{replies: make(chan TaskReply), other: &logSwitch{}, ended: make(chan struct{})}
+	s := &slotProcess{replies: make(chan TaskReply), other: &logSwitch{}, done: make(chan struct{})}
 	var other bytes.Buffer
 	s.other.set(&other)
 	go s.read(&out)
@@ -98,5 +99,43 @@ func TestPeakRSSIsResetBetweenTasks(t *testing.T) {
 	}
 	if _, ok := statusKB([]byte("VmRSS:\t12 kB\n"), "VmHWM:"); ok {
 		t.Error("statusKB found a field that is not there")
+	}
+}
+
+// A slot runs its tasks in one process; when that process ended between
+// two tasks (killed), the next task runs in a new one instead of failing.
+func TestSlotReplacesAProcessThatEnded(t *testing.T) {
+	p, planPath, dir := smallPlan(t)
+	p.Binary = taskBinary(t, dir)
+	ph := p.Phases[0]
+	ctx := context.Background()
+	var slot *slotProcess
+	defer func() {
+		if slot != nil {
+			slot.stop()
+		}
+	}()
+	if _, err := p.runLocalTask(ctx, planPath, &slot, ph, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	first := slot
+	if first == nil || first.cmd.Process == nil {
+		t.Fatal("no task process after the first task")
+	}
+	if _, err := p.runLocalTask(ctx, planPath, &slot, ph, 1, 1); err != nil || slot != first {
+		t.Fatalf("second task: %v; same process: %v", err, slot == first)
+	}
+	first.cmd.Process.Kill()
+	for !first.ended() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := p.runLocalTask(ctx, planPath, &slot, ph, 2, 1); err != nil {
+		t.Fatalf("the task after the process was killed: %v", err)
+	}
+	if slot == nil || slot == first {
+		t.Fatal("the killed process was not replaced")
+	}
+	if sts := Status(p); sts[0].Done != 3 {
+		t.Errorf("%d of 3 tasks done", sts[0].Done)
 	}
 }

@@ -25,7 +25,7 @@ type slotProcess struct {
 	// other takes what the process writes that is not a reply: it goes
 	// to the log of the task the process runs.
 	other *logSwitch
-	ended chan struct{} // closed when the process's output is read to its end
+	done chan struct{} // closed when the process's output is read to its end
 }
 
 // startSlot starts a serving task process for the plan at planPath,
@@ -35,7 +35,7 @@ func (p *Plan) startSlot(ctx context.Context, planPath string) (*slotProcess, er
 	cmd.Dir = p.Dir
 	// The first task's setup counts from here (ProcessStart).
 	cmd.Env = append(os.Environ(), SpawnedEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
-	s := &slotProcess{cmd: cmd, replies: make(chan TaskReply), other: &logSwitch{}, ended: make(chan struct{})}
+	s := &slotProcess{cmd: cmd, replies: make(chan TaskReply), other: &logSwitch{}, done: make(chan struct{})}
 	cmd.Stderr = s.other
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -56,7 +56,7 @@ func (p *Plan) startSlot(ctx context.Context, planPath string) (*slotProcess, er
 // read passes the replies on the process's standard output to s.replies
 // and the other lines to the running task's log.
 func (s *slotProcess) read(out io.Reader) {
-	defer close(s.ended)
+	defer close(s.done)
 	defer close(s.replies)
 	r := bufio.NewReader(out)
 	for {
@@ -105,7 +105,7 @@ func (s *slotProcess) run(req TaskRequest) (TaskReply, error) {
 // wait waits for the ended process and tells how it ended.
 func (s *slotProcess) wait() error {
 	s.in.Close()
-	<-s.ended
+	<-s.done
 	err := s.cmd.Wait()
 	if err == nil {
 		err = errors.New("the task process ended before the task did")
@@ -113,11 +113,22 @@ func (s *slotProcess) wait() error {
 	return err
 }
 
+// ended reports whether the process's output ended: it exited, or is
+// about to.
+func (s *slotProcess) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // stop ends the process once its task is done: its standard input ends,
 // and it exits.
 func (s *slotProcess) stop() {
 	s.in.Close()
-	<-s.ended
+	<-s.done
 	s.cmd.Wait()
 }
 
