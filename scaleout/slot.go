@@ -25,7 +25,7 @@ type slotProcess struct {
 	// other takes what the process writes that is not a reply: it goes
 	// to the log of the task the process runs.
 	other *logSwitch
-	done chan struct{} // closed when the process's output is read to its end
+	done  chan struct{} // closed when the process's output is read to its end
 }
 
 // startSlot starts a serving task process for the plan at planPath,
