@@ -217,10 +217,13 @@ type kernel interface {
 // large texts reads more without allocating.
 type scratch struct {
 	views []*view
-	gq    gopherQualityScratch
-	gr    gopherRepetitionScratch
-	c4    c4Scratch
-	fw    fineWebScratch
+	// hashWords asks gopher_quality to hash the words of an all-ASCII text
+	// for gopher_repetition, which runs after it in the chain.
+	hashWords bool
+	gq        gopherQualityScratch
+	gr        gopherRepetitionScratch
+	c4        c4Scratch
+	fw        fineWebScratch
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{gq: gopherQualityScratch{caser: lowerCaser()}} }}
@@ -274,6 +277,12 @@ func applyChain(mem memory.Allocator, text *array.String, ks []kernel, kept bool
 	defer col.release()
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
+	s.hashWords = false
+	for k, f := range ks {
+		if _, ok := f.(*gopherRepetition); ok && k > 0 {
+			s.hashWords = true
+		}
+	}
 	runs := make([]runner, len(ks))
 	fails := make([][]string, len(ks))
 	// The rows each filter reads: with kept, the filters after the first

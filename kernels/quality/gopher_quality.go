@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cespare/xxhash/v2"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
 	"golang.org/x/text/transform"
@@ -203,7 +204,21 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 		// each distinct stop word found.
 		var found uint64
 		hits := 0
-		for _, w := range ws {
+		// With gopher_repetition after it, the words are hashed for it
+		// here, from the bytes read for the stop words.
+		var wh []uint64
+		var prefix []int
+		if sc.hashWords && len(text) >= 8 {
+			g := &sc.gr
+			g.wh = slices.Grow(g.wh[:0], nw)[:nw]
+			g.prefix = slices.Grow(g.prefix[:0], nw+1)[:nw+1]
+			wh, prefix = g.wh[:nw], g.prefix[:nw+1]
+			prefix[0] = 0
+			v.wordHashes = true
+		}
+		keys, index := f.stop.keys, f.stop.index
+		mul, shift, lowerMask := f.stop.mul, f.stop.shift, f.lowerMask
+		for i, w := range ws {
 			start, end := int(w.Start), int(w.End)
 			n := end - start
 			totalChars += n
@@ -211,11 +226,20 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 				alpha++
 			}
 			m := min(n, 8)
-			key := loadShort(text, start, start+m) | f.lowerMask>>(64-8*uint(m))
-			slot := key * f.stop.mul >> f.stop.shift
-			hit := b2i(f.stop.keys[slot] == key) & b2i(n <= 8)
+			a := loadShort(text, start, start+m)
+			key := a | lowerMask>>(64-8*uint(m))
+			slot := key * mul >> shift
+			hit := b2i(keys[slot] == key) & b2i(n <= 8)
 			hits += hit
-			found |= uint64(hit) << (uint(f.stop.index[slot]) & 63)
+			found |= uint64(hit) << (uint(index[slot]) & 63)
+			if wh != nil {
+				if n <= 16 {
+					wh[i] = wordHashFrom(text, start, end, a)
+				} else {
+					wh[i] = xxhash.Sum64(text[start:end])
+				}
+				prefix[i+1] = totalChars
+			}
 		}
 		stop = hits
 		if distinct {

@@ -61,7 +61,8 @@ type gopherRepetitionScratch struct {
 	prefix []int    // prefix[i]: characters in words[:i]
 	list   []int32  // starts of the duplicated n-grams, in order
 	cands  []int32  // starts of the candidate n-grams, in order
-	seen   []uint8  // approximate word counts, by hash bucket
+	first  []int32  // the first word of each hash bucket
+	last   []int32  // the last word of each hash bucket
 }
 
 func newGopherRepetition(c GopherRepetitionConfig) *gopherRepetition {
@@ -171,13 +172,19 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 	if nw < 3 { // two n-grams at least
 		return
 	}
-	s.wh = slices.Grow(s.wh[:0], nw)[:nw]
+	if !v.wordHashes {
+		s.wh = slices.Grow(s.wh[:0], nw)[:nw]
+		s.prefix = slices.Grow(s.prefix[:0], nw+1)[:nw+1]
+	}
 	s.g = slices.Grow(s.g[:0], nw)[:nw]
-	s.prefix = slices.Grow(s.prefix[:0], nw+1)[:nw+1]
 	s.dup = slices.Grow(s.dup[:0], nw)[:nw]
 	total := 0
 	s.prefix[0] = 0
-	if v.ascii && len(text) >= 8 {
+	if v.wordHashes {
+		// gopher_quality hashed the words on its way.
+		total = s.prefix[nw]
+		copy(s.g, s.wh)
+	} else if v.ascii && len(text) >= 8 {
 		for i, w := range ws {
 			h := wordHashLong(text, int(w.Start), int(w.End))
 			s.wh[i], s.g[i] = h, h
@@ -194,28 +201,36 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 		}
 	}
 
-	// Words that may occur twice: a word's bucket in s.seen counts it and
-	// the words sharing its bucket. Only 2-grams of two such words can
-	// repeat, which leaves out most of them in prose.
+	// Words that may occur twice: those whose bucket (of the top bits of
+	// their hash) holds two words or more. Only 2-grams of two such words
+	// can repeat, which leaves out most of them in prose. A bucket's first
+	// and last word tell whether it holds more than one; they are found
+	// with stores alone, which unlike counts do not wait on one another,
+	// and every bucket read is written first, so nothing needs clearing.
 	size := 1024
 	for size < 4*nw {
 		size <<= 1
 	}
-	s.seen = slices.Grow(s.seen[:0], size)[:size]
-	clear(s.seen)
+	s.first = slices.Grow(s.first[:0], size)[:size]
+	s.last = slices.Grow(s.last[:0], size)[:size]
 	shift := 64 - uint(bits.TrailingZeros(uint(size)))
-	for _, h := range s.wh {
-		b := &s.seen[h>>shift]
-		*b = min(*b+1, 2)
+	wh, first, last := s.wh[:nw], s.first[:size], s.last[:size]
+	for i, h := range wh {
+		last[h>>shift] = int32(i)
+	}
+	for i := nw - 1; i >= 0; i-- {
+		first[wh[i]>>shift] = int32(i)
 	}
 	// Lists are built without branches: positions are written at k, and k
 	// moves on only for the ones kept.
 	s.list = slices.Grow(s.list[:0], nw)[:nw]
 	s.cands = slices.Grow(s.cands[:0], nw)[:nw]
 	k := 0
-	for i, h := range s.wh {
-		s.list[k] = int32(i)
-		k += int(s.seen[h>>shift] >> 1)
+	list := s.list[:nw]
+	for i, h := range wh {
+		b := h >> shift
+		list[k] = int32(i)
+		k += b2i(first[b] != last[b])
 	}
 	s.list = s.list[:k]
 

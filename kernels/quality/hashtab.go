@@ -91,7 +91,13 @@ func wordHashLong(text []byte, start, end int) uint64 {
 	if n > 16 {
 		return xxhash.Sum64(text[start:end])
 	}
-	a := loadShort(text, start, start+min(n, 8))
+	return wordHashFrom(text, start, end, loadShort(text, start, start+min(n, 8)))
+}
+
+// wordHashFrom is wordHashLong for a word of up to 16 bytes whose first
+// bytes, up to 8, a holds as loadShort returns them.
+func wordHashFrom(text []byte, start, end int, a uint64) uint64 {
+	n := end - start
 	// The last 8 bytes of a word of 9 to 16; for a shorter word, 8 bytes
 	// that are then masked out.
 	e := min(max(end-8, 0), len(text)-8)

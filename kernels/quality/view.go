@@ -32,6 +32,12 @@ type view struct {
 	hashed    bool // lines[k].hash is set for the non-blank lines
 	lineWords bool // lines[k].w0 is set
 
+	// wordHashes marks that the scratch state's gopher_repetition word
+	// hashes and character counts (gopherRepetitionScratch.wh and prefix)
+	// are those of this text's words: gopher_quality computed them on its
+	// way through the words.
+	wordHashes bool
+
 	// derived marks a view that a rewriting rule set (C4) made of the
 	// lines it kept, with the lines (and their hashes, when hashed) and the
 	// word count given.
@@ -56,6 +62,7 @@ func (v *view) reset(text []byte) {
 	}
 	v.words = v.words[:0]
 	v.haveWords, v.haveCount, v.haveLines, v.hashed, v.lineWords, v.derived = false, false, false, false, false, false
+	v.wordHashes = false
 	v.lines = v.lines[:0]
 }
 
@@ -173,7 +180,7 @@ func (v *view) derive(text []byte, ascii, hashed, counted bool, nWords int) {
 		v.chars = len(text)
 	}
 	v.words = v.words[:0]
-	v.haveWords, v.lineWords = false, false
+	v.haveWords, v.lineWords, v.wordHashes = false, false, false
 	v.haveLines, v.hashed, v.derived = true, hashed, true
 	v.nWords, v.haveCount = nWords, counted
 }
