@@ -206,9 +206,7 @@ func cleanASCII(b []byte) bool {
 	}
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		del := w ^ (0x7f * lsb)
-		if (w|(w-0x20*lsb)&^w|(del-lsb)&^del)&msb == 0 {
+		if printable8(binary.LittleEndian.Uint64(b[i:])) {
 			continue
 		}
 		for j := i; j < i+8; j++ {
@@ -223,6 +221,13 @@ func cleanASCII(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// printable8 reports whether the eight bytes of w are all printable ASCII
+// characters, 0x20 to 0x7E.
+func printable8(w uint64) bool {
+	del := w ^ (0x7f * lsb)
+	return (w|(w-0x20*lsb)&^w|(del-lsb)&^del)&msb == 0
 }
 
 // cleanByte checks b[i] for cleanASCII.
@@ -280,6 +285,10 @@ func removed(r rune) bool {
 func firstRemoval(b []byte) int {
 	valid := utf8.Valid(b)
 	for i := 0; i < len(b); i++ {
+		if i+8 <= len(b) && printable8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 7 // nothing removed among printable ASCII characters
+			continue
+		}
 		c := b[i]
 		if c < utf8.RuneSelf {
 			if removeLead[c] {
@@ -393,6 +402,10 @@ func appendLines(dst, b []byte) []byte {
 		j := i
 	scan:
 		for ; j < len(b); j++ {
+			if j+8 <= len(b) && printable8(binary.LittleEndian.Uint64(b[j:])) {
+				j += 7 // no line break nor joiner among printable ASCII characters
+				continue
+			}
 			c := b[j]
 			if !lineByte[c] {
 				continue
