@@ -1,6 +1,7 @@
 package pii
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -203,8 +204,26 @@ func (m *Masker) next(f *finder, src []byte) (kind Kind, start, end int) {
 	n := len(src)
 	i := f.i
 	for {
-		for i < n && !m.trigger[src[i]] {
-			i++
+		for i < n {
+			if i+8 > n {
+				if m.trigger[src[i]] {
+					break
+				}
+				i++
+				continue
+			}
+			if !mayTrigger(binary.LittleEndian.Uint64(src[i:])) {
+				i += 8
+				continue
+			}
+			// A trigger may be among these eight bytes.
+			end := i + 8
+			for i < end && !m.trigger[src[i]] {
+				i++
+			}
+			if i < end {
+				break
+			}
 		}
 		if i >= n {
 			f.i = n
@@ -264,6 +283,25 @@ func (m *Masker) next(f *finder, src []byte) (kind Kind, start, end int) {
 		}
 		i++
 	}
+}
+
+// mayTrigger reports whether one of the eight bytes of w may be a trigger:
+// it is true for any digit, ':', '@', '+' or '(' (the triggers of every
+// kind), and for some other bytes; false means no trigger.
+func mayTrigger(w uint64) bool {
+	const (
+		lsb = 0x0101010101010101
+		msb = 0x8080808080808080
+	)
+	y := w &^ msb
+	// y+(0x80-lo) has its high bit set where y >= lo; no byte carries.
+	digitColon := (y + (0x80-'0')*lsb) &^ (y + (0x80-':'-1)*lsb)
+	at, plus, paren := w^('@'*lsb), w^('+'*lsb), w^('('*lsb)
+	// A zero byte of at, plus or paren has its high bit set in
+	// (v - lsb) &^ v; a byte above one may too, never one of a word
+	// without a zero byte.
+	zero := (at-lsb)&^at | (plus-lsb)&^plus | (paren-lsb)&^paren
+	return (digitColon|zero)&msb != 0
 }
 
 // Mask returns s with every match replaced, and the number of replacements
