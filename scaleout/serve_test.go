@@ -139,3 +139,18 @@ func TestSlotReplacesAProcessThatEnded(t *testing.T) {
 		t.Errorf("%d of 3 tasks done", sts[0].Done)
 	}
 }
+
+// Task processes free memory lazily unless the launch's GODEBUG says
+// otherwise, and keep the rest of it.
+func TestSlotGODEBUG(t *testing.T) {
+	for launch, want := range map[string]string{
+		"":                             "madvdontneed=0",
+		"gctrace=1":                    "gctrace=1,madvdontneed=0",
+		"madvdontneed=1":               "madvdontneed=1",
+		"gctrace=1,madvdontneed=1,x=2": "gctrace=1,madvdontneed=1,x=2",
+	} {
+		if got := slotGODEBUG(launch); got != want {
+			t.Errorf("slotGODEBUG(%q) = %q, want %q", launch, got, want)
+		}
+	}
+}

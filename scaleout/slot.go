@@ -34,7 +34,8 @@ func (p *Plan) startSlot(ctx context.Context, planPath string) (*slotProcess, er
 	cmd := exec.CommandContext(ctx, p.Binary, "task", planPath, "--serve")
 	cmd.Dir = p.Dir
 	// The first task's setup counts from here (ProcessStart).
-	cmd.Env = append(os.Environ(), SpawnedEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
+	cmd.Env = append(os.Environ(), SpawnedEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10),
+		"GODEBUG="+slotGODEBUG(os.Getenv("GODEBUG")))
 	s := &slotProcess{cmd: cmd, replies: make(chan TaskReply), other: &logSwitch{}, done: make(chan struct{})}
 	cmd.Stderr = s.other
 	in, err := cmd.StdinPipe()
@@ -51,6 +52,24 @@ func (p *Plan) startSlot(ctx context.Context, planPath string) (*slotProcess, er
 	}
 	go s.read(out)
 	return s, nil
+}
+
+// slotGODEBUG is the GODEBUG of a task process, given the launch's:
+// with madvdontneed=0 unless that says otherwise, so that the Go runtime
+// returns the memory of one task to the kernel with MADV_FREE rather than
+// MADV_DONTNEED. The kernel then takes those pages back only when it
+// needs them, and the slot's next task reuses them without a page fault
+// each (on a 2-core VM: system time of a 4-task launch 4.0 -> 2.9 s, wall
+// time 7.0 -> 6.2 s). Such pages still count in the process's resident
+// memory until the kernel takes them.
+func slotGODEBUG(launch string) string {
+	if strings.Contains(launch, "madvdontneed=") {
+		return launch
+	}
+	if launch == "" {
+		return "madvdontneed=0"
+	}
+	return launch + ",madvdontneed=0"
 }
 
 // read passes the replies on the process's standard output to s.replies
