@@ -2,6 +2,7 @@ package quality
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"unicode"
@@ -104,6 +105,8 @@ search:
 }
 
 type gopherQualityScratch struct {
+	odd   []int32               // words that do not start with a letter
+	long  []int32               // words of more than 16 bytes
 	seen  []uint8               // 1 for each distinct stop word found
 	lower []byte                // a non-ASCII word in lower case
 	caser transform.Transformer // lower case as Python's str.lower()
@@ -204,41 +207,49 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 		// each distinct stop word found.
 		var found uint64
 		hits := 0
-		// With gopher_repetition after it, the words are hashed for it
-		// here, from the bytes read for the stop words.
-		var wh []uint64
-		var prefix []int
-		if sc.hashWords && len(text) >= 8 {
-			g := &sc.gr
-			g.wh = slices.Grow(g.wh[:0], nw)[:nw]
-			g.prefix = slices.Grow(g.prefix[:0], nw+1)[:nw+1]
-			wh, prefix = g.wh[:nw], g.prefix[:nw+1]
-			prefix[0] = 0
-			v.wordHashes = true
-		}
-		keys, index := f.stop.keys, f.stop.index
-		mul, shift, lowerMask := f.stop.mul, f.stop.shift, f.lowerMask
-		for i, w := range ws {
-			start, end := int(w.Start), int(w.End)
-			n := end - start
-			totalChars += n
-			if (text[start]|0x20)-'a' < 26 || hasLetter(text[start:end]) {
-				alpha++
+		if len(text) >= 8 {
+			// With gopher_repetition after it, the words are hashed for it
+			// here, from the bytes read for the stop words.
+			var wh []uint64
+			var prefix []int
+			if sc.hashWords {
+				g := &sc.gr
+				g.wh = slices.Grow(g.wh[:0], nw)[:nw]
+				g.prefix = slices.Grow(g.prefix[:0], nw+1)[:nw+1]
+				wh, prefix = g.wh[:nw], g.prefix[:nw+1]
+				v.wordHashes = true
 			}
-			m := min(n, 8)
-			a := loadShort(text, start, start+m)
-			key := a | lowerMask>>(64-8*uint(m))
-			slot := key * mul >> shift
-			hit := b2i(keys[slot] == key) & b2i(n <= 8)
-			hits += hit
-			found |= uint64(hit) << (uint(index[slot]) & 63)
+			s.odd = slices.Grow(s.odd[:0], nw)[:nw]
+			s.long = slices.Grow(s.long[:0], nw)[:nw]
+			var odd, long int
+			totalChars, hits, found, odd, long = f.asciiWords(text, ws, s.odd[:nw], s.long[:nw], wh, prefix)
+			// The words that do not start with a letter: most hold none.
+			alpha = nw
+			for _, i := range s.odd[:odd] {
+				w := ws[i]
+				alpha -= 1 - b2i(hasLetter(text[w.Start:w.End]))
+			}
+			// The words too long for wordHashFrom.
 			if wh != nil {
-				if n <= 16 {
-					wh[i] = wordHashFrom(text, start, end, a)
-				} else {
-					wh[i] = xxhash.Sum64(text[start:end])
+				for _, i := range s.long[:long] {
+					w := ws[i]
+					wh[i] = xxhash.Sum64(text[w.Start:w.End])
 				}
-				prefix[i+1] = totalChars
+			}
+		} else {
+			for _, w := range ws {
+				start, end := int(w.Start), int(w.End)
+				n := end - start
+				totalChars += n
+				if (text[start]|0x20)-'a' < 26 || hasLetter(text[start:end]) {
+					alpha++
+				}
+				m := min(n, 8)
+				key := loadShort(text, start, start+m) | f.lowerMask>>(64-8*uint(m))
+				slot := key * f.stop.mul >> f.stop.shift
+				hit := b2i(f.stop.keys[slot] == key) & b2i(n <= 8)
+				hits += hit
+				found |= uint64(hit) << (uint(f.stop.index[slot]) & 63)
 			}
 		}
 		stop = hits
@@ -342,6 +353,50 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 		return "stop_words"
 	}
 	return ""
+}
+
+// asciiWords is the word loop of row for an all-ASCII text of 8 bytes or
+// more whose stop words fit the stop table, without a call or a branch on
+// what a word is. It returns the characters of the words, the stop words
+// found (hits, and a bit for each distinct one in found), and the number
+// of words listed in odd, those that do not start with a letter, and in
+// long, those of more than 16 bytes. With wh, it sets wh[i] to the hash of
+// word i as wordHashLong computes it, but for the long words, and prefix[i]
+// to the characters of the words before word i.
+func (f *gopherQuality) asciiWords(text []byte, ws []words.Span, odd, long []int32, wh []uint64, prefix []int) (totalChars, hits int, found uint64, nOdd, nLong int) {
+	keys, index := f.stop.keys, f.stop.index
+	mul, shift, lowerMask := f.stop.mul, f.stop.shift, f.lowerMask
+	last := len(text) - 8
+	for i, w := range ws {
+		start, end := int(w.Start), int(w.End)
+		n := end - start
+		if wh != nil {
+			prefix[i] = totalChars
+		}
+		totalChars += n
+		odd[nOdd] = int32(i)
+		nOdd += b2i((text[start]|0x20)-'a' >= 26)
+		long[nLong] = int32(i)
+		nLong += b2i(n > 16)
+		// The first bytes of the word, at most 8, as loadShort reads
+		// them: from 8 bytes that end the text when the word is close to
+		// its end.
+		m := min(n, 8)
+		at := min(start, last)
+		a := binary.LittleEndian.Uint64(text[at:]) >> (8 * uint(start-at)) & (^uint64(0) >> (64 - 8*uint(m)))
+		key := a | lowerMask>>(64-8*uint(m))
+		slot := key * mul >> shift
+		hit := b2i(keys[slot] == key) & b2i(n <= 8)
+		hits += hit
+		found |= uint64(hit) << (uint(index[slot]) & 63)
+		if wh != nil {
+			wh[i] = wordHashFrom(text, start, end, a)
+		}
+	}
+	if wh != nil {
+		prefix[len(ws)] = totalChars
+	}
+	return totalChars, hits, found, nOdd, nLong
 }
 
 // b2i is 1 for true, 0 for false.
