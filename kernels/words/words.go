@@ -54,6 +54,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -173,6 +174,9 @@ func add(dst []Span, count *int, start, end int) []Span {
 // starts and ends outside a word: at the start or end of text or next to a
 // separator. With count, it counts the words instead.
 func splitASCII(text []byte, start, end int, dst []Span, count *int) []Span {
+	if count == nil {
+		return splitASCIISpans(text, start, end, dst)
+	}
 	lastEnd := -2 // the end of the last word appended
 	in := false   // inside a run of word bytes, which began at from
 	from := 0
@@ -226,6 +230,65 @@ func splitASCII(text []byte, start, end int, dst []Span, count *int) []Span {
 		}
 	}
 	return dst
+}
+
+// splitASCIISpans is splitASCII without count. Before each block of 64
+// bytes it makes room for every word the block can end, 33 at most, and
+// writes the spans in place: no call in the loop over a block's words.
+func splitASCIISpans(text []byte, start, end int, dst []Span) []Span {
+	n := len(dst)
+	out := dst[:cap(dst)]
+	lastEnd := -2 // the end of the last word written
+	in := false   // inside a run of word bytes, which began at from
+	from := 0
+	var carry uint64 // the mask bit of the byte before the block
+	for base := start; base < end; base += 64 {
+		var w uint64 // bit k: text[base+k] is a letter or digit
+		if base+64 <= end {
+			b := text[base : base+64 : base+64]
+			for k := 0; k < 64; k += 8 {
+				w |= wordBytes(binary.LittleEndian.Uint64(b[k:])) << uint(k)
+			}
+		} else {
+			for k, c := range text[base:end] {
+				if asciiClass[c] == cWord {
+					w |= 1 << uint(k)
+				}
+			}
+		}
+		if n+33 > len(out) {
+			out = slices.Grow(out[:n], 33)
+			out = out[:cap(out)]
+		}
+		// Bit k of t: a run starts at base+k, or one ended at base+k-1.
+		t := w ^ (w<<1 | carry)
+		carry = w >> 63
+		for t != 0 {
+			pos := base + bits.TrailingZeros64(t)
+			t &= t - 1
+			if !in {
+				from, in = pos, true
+				continue
+			}
+			in = false
+			if from == lastEnd+1 && joins(text, from) {
+				out[n-1].End = int32(pos)
+			} else {
+				out[n] = Span{int32(from), int32(pos)}
+				n++
+			}
+			lastEnd = pos
+		}
+	}
+	if in {
+		if from == lastEnd+1 && joins(text, from) {
+			out[n-1].End = int32(end)
+		} else {
+			out = append(out[:n], Span{int32(from), int32(end)})
+			n++
+		}
+	}
+	return out[:n]
 }
 
 // joins reports whether the ASCII byte before text[at], which lies between
