@@ -271,7 +271,9 @@ func splitASCIISpans(text []byte, start, end int, dst []Span) []Span {
 				continue
 			}
 			in = false
-			if from == lastEnd+1 && joins(text, from) {
+			// The byte before the run first: it is rarely a joiner, while
+			// the gap before the run is one byte or more, at random.
+			if asciiClass[text[max(from-1, 0)]] >= cJoin && from == lastEnd+1 && joins(text, from) {
 				out[n-1].End = int32(pos)
 			} else {
 				out[n] = Span{int32(from), int32(pos)}
