@@ -381,11 +381,13 @@ func (f *gopherQuality) asciiWords(text []byte, ws []words.Span, odd, long []int
 		// The first bytes of the word, at most 8, as loadShort reads
 		// them: from 8 bytes that end the text when the word is close to
 		// its end.
-		m := min(n, 8)
+		// (Shift counts are masked to 63, which they never exceed, so
+		// that the compiler does not check them.)
 		at := min(start, last)
-		a := binary.LittleEndian.Uint64(text[at:]) >> (8 * uint(start-at)) & (^uint64(0) >> (64 - 8*uint(m)))
-		key := a | lowerMask>>(64-8*uint(m))
-		slot := key * mul >> shift
+		mask := ^uint64(0) >> ((64 - 8*uint(min(n, 8))) & 63)
+		a := binary.LittleEndian.Uint64(text[at:]) >> ((8 * uint(start-at)) & 63) & mask
+		key := a | lowerMask&mask
+		slot := key * mul >> (shift & 63)
 		hit := b2i(keys[slot] == key) & b2i(n <= 8)
 		hits += hit
 		found |= uint64(hit) << (uint(index[slot]) & 63)
