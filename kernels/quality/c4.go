@@ -153,7 +153,7 @@ func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int
 	anyJS := f.jsID >= 0 && s.found[f.jsID]
 	anyBrace := c.DropCurlyBrace && bytes.IndexByte(text, '{') >= 0
 	// The terminal marks the text holds: lines are searched only for those.
-	may := [3]bool{bytes.IndexByte(text, '.') >= 0, bytes.IndexByte(text, '!') >= 0, bytes.IndexByte(text, '?') >= 0}
+	marks := newMarks([3]bool{bytes.IndexByte(text, '.') >= 0, bytes.IndexByte(text, '!') >= 0, bytes.IndexByte(text, '?') >= 0})
 	s.policy = s.policy[:0]
 	for k, p := range f.policy {
 		if s.found[f.policyID+k] {
@@ -228,7 +228,7 @@ func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int
 		}
 		kept++
 		if v.ascii {
-			sentences += countSentencesASCII(line, may)
+			sentences += marks.count(line)
 		} else {
 			sentences += countSentences(line)
 		}
@@ -453,27 +453,45 @@ var allMarks = [3]bool{true, true, true}
 // '.', '!' and '?' eight bytes at a time, looking only for those that may
 // occur (may[0] for '.', may[1] for '!', may[2] for '?').
 func countSentencesASCII(b []byte, may [3]bool) int {
+	ms := newMarks(may)
+	return ms.count(b)
+}
+
+// marksOf finds the terminal marks that countSentencesASCII looks for.
+type marksOf struct {
+	pat [3]uint64 // each mark looked for in every byte (one repeated for the others)
+	on  uint64    // bit c for each mark c looked for (all are below 64)
+}
+
+// newMarks returns the marksOf the marks that may occur.
+func newMarks(may [3]bool) marksOf {
 	marks := [3]byte{'.', '!', '?'}
 	var ms marksOf
-	var pat [3]uint64
 	any := -1
 	for k, m := range marks {
 		if may[k] {
-			ms.on[m] = true
+			ms.on |= 1 << m
 			any = k
 		}
 	}
-	if any < 0 {
-		return b2i(hasContent(b))
-	}
-	for k := range pat {
-		m := marks[any]
+	for k := range ms.pat {
+		m := marks[max(any, 0)]
 		if may[k] {
 			m = marks[k]
 		}
-		pat[k] = uint64(m) * 0x0101010101010101
+		ms.pat[k] = uint64(m) * 0x0101010101010101
 	}
-	ms.pat = pat
+	return ms
+}
+
+// is reports whether c is a mark looked for.
+func (ms *marksOf) is(c byte) bool { return c < 64 && ms.on>>c&1 != 0 }
+
+// count is countSentencesASCII with the marks of ms.
+func (ms *marksOf) count(b []byte) int {
+	if ms.on == 0 {
+		return b2i(hasContent(b))
+	}
 	n, last := 0, 0
 	for i := ms.next(b, 0); i < len(b); i = ms.next(b, i) {
 		j := i + 1
@@ -493,29 +511,23 @@ func countSentencesASCII(b []byte, may [3]bool) int {
 	return n
 }
 
-// marksOf finds the terminal marks that countSentencesASCII looks for.
-type marksOf struct {
-	pat [3]uint64 // each mark looked for in every byte (one repeated for the others)
-	on  [256]bool // the marks looked for
-}
-
 // next returns the index of the first mark looked for in b at or after i,
 // or len(b). It tests eight bytes at a time for the three patterns at
-// once; zeroBytes may flag other bytes too, which on tells apart.
+// once; zeroBytes may flag other bytes too, which is tells apart.
 func (ms *marksOf) next(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		m := (zeroBytes(x^ms.pat[0]) | zeroBytes(x^ms.pat[1]) | zeroBytes(x^ms.pat[2])) & 0x8080808080808080
 		for m != 0 {
 			k := i + bits.TrailingZeros64(m)/8
-			if ms.on[b[k]] {
+			if ms.is(b[k]) {
 				return k
 			}
 			m &= m - 1
 		}
 	}
 	for ; i < len(b); i++ {
-		if ms.on[b[i]] {
+		if ms.is(b[i]) {
 			return i
 		}
 	}
