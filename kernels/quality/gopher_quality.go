@@ -47,6 +47,7 @@ type gopherQuality struct {
 	bullets   [][]byte
 	ellipses  [][]byte // lower case
 	stop      stopTable
+	stop64    *stop64Table // stop, when it has 64 slots
 	stopByLen [][]stopWord // the stop words by length in bytes, when stop cannot hold them
 	nStop     int          // distinct stop words
 	// fold matches words in lower case; the stop words are then in lower
@@ -70,6 +71,14 @@ type stopTable struct {
 	index []int32
 	mul   uint64
 	shift uint
+}
+
+// stop64Table is a stopTable of 64 slots in arrays, which the word loop
+// indexes without bounds checks.
+type stop64Table struct {
+	keys  [64]uint64
+	index [64]int32
+	mul   uint64
 }
 
 // newStopTable returns the table for words, or false if a word is longer
@@ -105,8 +114,7 @@ search:
 }
 
 type gopherQualityScratch struct {
-	odd   []int32               // words that do not start with a letter
-	long  []int32               // words of more than 16 bytes
+	odd   []int32               // words that do not start with a letter or have more than 16 bytes
 	seen  []uint8               // 1 for each distinct stop word found
 	lower []byte                // a non-ASCII word in lower case
 	caser transform.Transformer // lower case as Python's str.lower()
@@ -162,7 +170,12 @@ func newGopherQuality(c GopherQualityConfig) *gopherQuality {
 	}
 	f.nStop = len(distinct)
 	var ok bool
-	if f.stop, ok = newStopTable(distinct); !ok {
+	if f.stop, ok = newStopTable(distinct); ok && len(f.stop.keys) == 64 {
+		f.stop64 = &stop64Table{mul: f.stop.mul}
+		copy(f.stop64.keys[:], f.stop.keys)
+		copy(f.stop64.index[:], f.stop.index)
+	}
+	if !ok {
 		f.stop = stopTable{}
 		for i, w := range distinct {
 			for len(f.stopByLen) <= len(w) {
@@ -207,32 +220,28 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 		// each distinct stop word found.
 		var found uint64
 		hits := 0
-		if len(text) >= 8 {
+		if len(text) >= 8 && f.stop64 != nil {
 			// With gopher_repetition after it, the words are hashed for it
 			// here, from the bytes read for the stop words.
 			var wh []uint64
-			var prefix []int
 			if sc.hashWords {
 				g := &sc.gr
 				g.wh = slices.Grow(g.wh[:0], nw)[:nw]
-				g.prefix = slices.Grow(g.prefix[:0], nw+1)[:nw+1]
-				wh, prefix = g.wh[:nw], g.prefix[:nw+1]
+				wh = g.wh[:nw]
 				v.wordHashes = true
 			}
 			s.odd = slices.Grow(s.odd[:0], nw)[:nw]
-			s.long = slices.Grow(s.long[:0], nw)[:nw]
-			var odd, long int
-			totalChars, hits, found, odd, long = f.asciiWords(text, ws, s.odd[:nw], s.long[:nw], wh, prefix)
-			// The words that do not start with a letter: most hold none.
+			var odd int
+			totalChars, hits, found, odd = f.asciiWords(text, ws, s.odd[:nw], wh)
+			// The words that do not start with a letter (most hold none),
+			// and those too long for wordHashFrom.
 			alpha = nw
 			for _, i := range s.odd[:odd] {
 				w := ws[i]
-				alpha -= 1 - b2i(hasLetter(text[w.Start:w.End]))
-			}
-			// The words too long for wordHashFrom.
-			if wh != nil {
-				for _, i := range s.long[:long] {
-					w := ws[i]
+				if (text[w.Start]|0x20)-'a' >= 26 && !hasLetter(text[w.Start:w.End]) {
+					alpha--
+				}
+				if wh != nil && w.Len() > 16 {
 					wh[i] = xxhash.Sum64(text[w.Start:w.End])
 				}
 			}
@@ -356,49 +365,38 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 }
 
 // asciiWords is the word loop of row for an all-ASCII text of 8 bytes or
-// more whose stop words fit the stop table, without a call or a branch on
+// more whose stop words fit a stop64Table, without a call or a branch on
 // what a word is. It returns the characters of the words, the stop words
 // found (hits, and a bit for each distinct one in found), and the number
-// of words listed in odd, those that do not start with a letter, and in
-// long, those of more than 16 bytes. With wh, it sets wh[i] to the hash of
-// word i as wordHashLong computes it, but for the long words, and prefix[i]
-// to the characters of the words before word i.
-func (f *gopherQuality) asciiWords(text []byte, ws []words.Span, odd, long []int32, wh []uint64, prefix []int) (totalChars, hits int, found uint64, nOdd, nLong int) {
-	keys, index := f.stop.keys, f.stop.index
-	mul, shift, lowerMask := f.stop.mul, f.stop.shift, f.lowerMask
+// of words listed in odd: those that do not start with a letter or have
+// more than 16 bytes. With wh, it sets wh[i] to the hash of word i as
+// wordHashLong computes it, but for the words of more than 16 bytes.
+func (f *gopherQuality) asciiWords(text []byte, ws []words.Span, odd []int32, wh []uint64) (totalChars, hits int, found uint64, nOdd int) {
+	tab, lowerMask := f.stop64, f.lowerMask
 	last := len(text) - 8
 	for i, w := range ws {
 		start, end := int(w.Start), int(w.End)
 		n := end - start
-		if wh != nil {
-			prefix[i] = totalChars
-		}
 		totalChars += n
 		odd[nOdd] = int32(i)
-		nOdd += b2i((text[start]|0x20)-'a' >= 26)
-		long[nLong] = int32(i)
-		nLong += b2i(n > 16)
+		nOdd += b2i((text[start]|0x20)-'a' >= 26 || n > 16)
 		// The first bytes of the word, at most 8, as loadShort reads
 		// them: from 8 bytes that end the text when the word is close to
-		// its end.
-		// (Shift counts are masked to 63, which they never exceed, so
-		// that the compiler does not check them.)
+		// its end. (Shift counts are masked to 63, which they never
+		// exceed, so that the compiler does not check them.)
 		at := min(start, last)
 		mask := ^uint64(0) >> ((64 - 8*uint(min(n, 8))) & 63)
 		a := binary.LittleEndian.Uint64(text[at:]) >> ((8 * uint(start-at)) & 63) & mask
 		key := a | lowerMask&mask
-		slot := key * mul >> (shift & 63)
-		hit := b2i(keys[slot] == key) & b2i(n <= 8)
+		slot := key * tab.mul >> 58
+		hit := b2i(tab.keys[slot] == key) & b2i(n <= 8)
 		hits += hit
-		found |= uint64(hit) << (uint(index[slot]) & 63)
+		found |= uint64(hit) << (uint(tab.index[slot]) & 63)
 		if wh != nil {
 			wh[i] = wordHashFrom(text, start, end, a)
 		}
 	}
-	if wh != nil {
-		prefix[len(ws)] = totalChars
-	}
-	return totalChars, hits, found, nOdd, nLong
+	return totalChars, hits, found, nOdd
 }
 
 // b2i is 1 for true, 0 for false.

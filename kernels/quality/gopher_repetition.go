@@ -174,15 +174,20 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 	}
 	if !v.wordHashes {
 		s.wh = slices.Grow(s.wh[:0], nw)[:nw]
-		s.prefix = slices.Grow(s.prefix[:0], nw+1)[:nw+1]
 	}
+	s.prefix = slices.Grow(s.prefix[:0], nw+1)[:nw+1]
 	s.g = slices.Grow(s.g[:0], nw)[:nw]
 	s.dup = slices.Grow(s.dup[:0], nw)[:nw]
 	total := 0
 	s.prefix[0] = 0
 	if v.wordHashes {
 		// gopher_quality hashed the words on its way.
-		total = s.prefix[nw]
+		prefix := s.prefix[:nw+1]
+		for i, w := range ws {
+			prefix[i] = total
+			total += int(w.End - w.Start)
+		}
+		prefix[nw] = total
 		copy(s.g, s.wh)
 	} else if v.ascii && len(text) >= 8 {
 		for i, w := range ws {

@@ -33,9 +33,8 @@ type view struct {
 	lineWords bool // lines[k].w0 is set
 
 	// wordHashes marks that the scratch state's gopher_repetition word
-	// hashes and character counts (gopherRepetitionScratch.wh and prefix)
-	// are those of this text's words: gopher_quality computed them on its
-	// way through the words.
+	// hashes (gopherRepetitionScratch.wh) are those of this text's words:
+	// gopher_quality computed them on its way through the words.
 	wordHashes bool
 
 	// derived marks a view that a rewriting rule set (C4) made of the
