@@ -23,10 +23,16 @@ type slot struct {
 }
 
 // reset empties the table and sizes it for up to n distinct keys at a load
-// factor of at most two thirds.
+// factor of at most one third, or two thirds for more than 1<<14 keys: the
+// adds that find a key new, most of them, probe fewer slots; the table of
+// a text of ordinary size stays in the cache however sparse.
 func (t *hashTable) reset(n int) {
+	target := 3 * n
+	if n > 1<<14 {
+		target = n + n/2
+	}
 	size := 16
-	for size < n+n/2 {
+	for size < target {
 		size <<= 1
 	}
 	if cap(t.slots) < size {
