@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -51,7 +52,9 @@ func column(mem memory.Allocator, in *array.String, keep func(v []byte) bool, fn
 		if keep != nil && keep(v) {
 			continue
 		}
-		buf = fn(buf[:0], v)
+		// Room for a text the length of this one at once: fn's appends
+		// then seldom grow buf.
+		buf = fn(slices.Grow(buf[:0], len(v)), v)
 		if !bytes.Equal(buf, v) {
 			side = append(side, buf...)
 			changes = append(changes, change{i, len(side)})
