@@ -307,7 +307,10 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 	tokens := nw + symbolTokens(text, ws)
 
 	hashes := bytes.Count(text, hashMark)
-	ellipses := bytes.Count(text, dots) + bytes.Count(text, ellipsisRune)
+	ellipses := bytes.Count(text, dots)
+	if !v.ascii { // "…" is not ASCII
+		ellipses += bytes.Count(text, ellipsisRune)
+	}
 
 	nl, bullets, ellLines := 0, 0, 0
 	for _, l := range v.Lines() {
