@@ -84,7 +84,11 @@ func (v *view) charsOf(a, b int32) int {
 // Words returns the words of the text.
 func (v *view) Words() []words.Span {
 	if !v.haveWords {
-		v.words = words.Split(v.text, v.words[:0])
+		if v.ascii {
+			v.words = words.SplitASCII(v.text, v.words[:0])
+		} else {
+			v.words = words.Split(v.text, v.words[:0])
+		}
 		v.haveWords = true
 		v.nWords, v.haveCount = len(v.words), true
 	}

@@ -78,6 +78,13 @@ func (s Span) Of(text []byte) []byte { return text[s.Start:s.End] }
 // the separator after, goes rune by rune.
 func Split(text []byte, dst []Span) []Span { return walk(text, dst, nil) }
 
+// SplitASCII is Split for a text known to hold only ASCII bytes, which it
+// does not check: it skips Split's search for non-ASCII bytes. The result
+// for a text with a byte above 0x7F is unspecified.
+func SplitASCII(text []byte, dst []Span) []Span {
+	return splitASCIISpans(text, 0, len(text), dst)
+}
+
 // Count returns the number of words in text, as len(Split(text, nil)) would,
 // without building spans.
 func Count(text []byte) int {
