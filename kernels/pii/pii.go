@@ -213,7 +213,11 @@ func (m *Masker) next(f *finder, src []byte) (kind Kind, start, end int) {
 				continue
 			}
 			if !mayTrigger(binary.LittleEndian.Uint64(src[i:])) {
+				// Sixteen bytes at a time while no trigger shows.
 				i += 8
+				for i+16 <= n && !mayTrigger(binary.LittleEndian.Uint64(src[i:])) && !mayTrigger(binary.LittleEndian.Uint64(src[i+8:])) {
+					i += 16
+				}
 				continue
 			}
 			// A trigger may be among these eight bytes.
