@@ -11,9 +11,16 @@ import (
 	"github.com/sluice-data/sluice/kernels/words"
 )
 
-// isASCII reports whether b holds only ASCII bytes, eight at a time.
+// isASCII reports whether b holds only ASCII bytes, 32 at a time.
 func isASCII(b []byte) bool {
 	i := 0
+	for ; i+32 <= len(b); i += 32 {
+		x := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
+			binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
+		if x&0x8080808080808080 != 0 {
+			return false
+		}
+	}
 	for ; i+8 <= len(b); i += 8 {
 		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
 			return false
