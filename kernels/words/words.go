@@ -184,24 +184,19 @@ func splitASCII(text []byte, start, end int, dst []Span, count *int) []Span {
 	if count == nil {
 		return splitASCIISpans(text, start, end, dst)
 	}
-	lastEnd := -2 // the end of the last word appended
+	*count += countASCII(text, start, end)
+	return dst
+}
+
+// countASCII counts the words of text[start:end], as splitASCII finds them.
+func countASCII(text []byte, start, end int) int {
+	n := 0
+	lastEnd := -2 // the end of the last word counted
 	in := false   // inside a run of word bytes, which began at from
 	from := 0
 	var carry uint64 // the mask bit of the byte before the block
 	for base := start; base < end; base += 64 {
-		var w uint64 // bit k: text[base+k] is a letter or digit
-		if base+64 <= end {
-			b := text[base : base+64 : base+64]
-			for k := 0; k < 64; k += 8 {
-				w |= wordBytes(binary.LittleEndian.Uint64(b[k:])) << uint(k)
-			}
-		} else {
-			for k, c := range text[base:end] {
-				if asciiClass[c] == cWord {
-					w |= 1 << uint(k)
-				}
-			}
-		}
+		w := wordMask(text, base, end)
 		// Bit k of t: a run starts at base+k, or one ended at base+k-1.
 		t := w ^ (w<<1 | carry)
 		carry = w >> 63
@@ -213,30 +208,36 @@ func splitASCII(text []byte, start, end int, dst []Span, count *int) []Span {
 				continue
 			}
 			in = false
-			switch {
-			case from == lastEnd+1 && joins(text, from):
-				if count == nil {
-					dst[len(dst)-1].End = int32(pos)
-				}
-			case count != nil:
-				*count++
-			default:
-				dst = append(dst, Span{int32(from), int32(pos)})
+			if from != lastEnd+1 || !joins(text, from) {
+				n++
 			}
 			lastEnd = pos
 		}
 	}
-	if in {
-		switch {
-		case from == lastEnd+1 && joins(text, from):
-			if count == nil {
-				dst[len(dst)-1].End = int32(end)
-			}
-		default:
-			dst = add(dst, count, from, end)
+	if in && (from != lastEnd+1 || !joins(text, from)) {
+		n++
+	}
+	return n
+}
+
+// wordMask returns the block of text from base, 64 bytes or to end if
+// that is sooner, as a mask: bit k is set when text[base+k] is an ASCII
+// letter or digit.
+func wordMask(text []byte, base, end int) uint64 {
+	var w uint64
+	if base+64 <= end {
+		b := text[base : base+64 : base+64]
+		for k := 0; k < 64; k += 8 {
+			w |= wordBytes(binary.LittleEndian.Uint64(b[k:])) << uint(k)
+		}
+		return w
+	}
+	for k, c := range text[base:end] {
+		if asciiClass[c] == cWord {
+			w |= 1 << uint(k)
 		}
 	}
-	return dst
+	return w
 }
 
 // splitASCIISpans is splitASCII without count. Before each block of 64
@@ -250,19 +251,7 @@ func splitASCIISpans(text []byte, start, end int, dst []Span) []Span {
 	from := 0
 	var carry uint64 // the mask bit of the byte before the block
 	for base := start; base < end; base += 64 {
-		var w uint64 // bit k: text[base+k] is a letter or digit
-		if base+64 <= end {
-			b := text[base : base+64 : base+64]
-			for k := 0; k < 64; k += 8 {
-				w |= wordBytes(binary.LittleEndian.Uint64(b[k:])) << uint(k)
-			}
-		} else {
-			for k, c := range text[base:end] {
-				if asciiClass[c] == cWord {
-					w |= 1 << uint(k)
-				}
-			}
-		}
+		w := wordMask(text, base, end)
 		if n+33 > len(out) {
 			out = slices.Grow(out[:n], 33)
 			out = out[:cap(out)]
