@@ -47,6 +47,9 @@ type c4Scratch struct {
 	found  []bool    // which of f.phrases occur in the text
 	clean  []byte    // a line without citation markers
 	policy []*phrase // the policy phrases that occur in the text
+	// decideOnly is the chain's scratch.decideOnly: the sentences are
+	// counted only up to the minimum.
+	decideOnly bool
 }
 
 func newC4(c C4Config) *c4 {
@@ -118,6 +121,7 @@ func (r *c4Run) setOffsets(end int) {
 func (r *c4Run) row(v *view, sc *scratch, i int) string {
 	r.setOffsets(i + 1)
 	var fail string
+	sc.c4.decideOnly = sc.decideOnly
 	r.pos, fail = r.f.row(v, &sc.c4, r.out, i, r.data, r.pos, r.view)
 	return fail
 }
@@ -227,9 +231,12 @@ func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int
 			continue
 		}
 		kept++
-		if v.ascii {
+		switch {
+		case s.decideOnly && int64(sentences) >= c.MinSentences:
+			// Enough sentences for the rule: the count is not wanted.
+		case v.ascii:
 			sentences += marks.count(line)
-		} else {
+		default:
 			sentences += countSentences(line)
 		}
 		if kept > 1 {

@@ -220,10 +220,14 @@ type scratch struct {
 	// hashWords asks gopher_quality to hash the words of an all-ASCII text
 	// for gopher_repetition, which runs after it in the chain.
 	hashWords bool
-	gq        gopherQualityScratch
-	gr        gopherRepetitionScratch
-	c4        c4Scratch
-	fw        fineWebScratch
+	// decideOnly tells the filters that their signals are not wanted,
+	// only their decisions: they may stop measuring once the decision is
+	// known (C4 counts sentences up to its minimum).
+	decideOnly bool
+	gq         gopherQualityScratch
+	gr         gopherRepetitionScratch
+	c4         c4Scratch
+	fw         fineWebScratch
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{gq: gopherQualityScratch{caser: lowerCaser()}} }}
@@ -253,7 +257,9 @@ func ApplyChain(mem memory.Allocator, text *array.String, filters []Filter) ([]R
 
 // ApplyChainKept is ApplyChain as stages in filter mode run the filters:
 // each filter reads only the texts that every filter before it passed (and
-// the null ones), and its Result has a row for each of them, in order.
+// the null ones), and its Result has a row for each of them, in order. The
+// Results have no Signals: a stage in filter mode writes none, and the
+// filters measure only what their decisions need.
 func ApplyChainKept(mem memory.Allocator, text *array.String, filters []Filter) ([]Result, error) {
 	return chain(mem, text, filters, true)
 }
@@ -277,7 +283,7 @@ func applyChain(mem memory.Allocator, text *array.String, ks []kernel, kept bool
 	defer col.release()
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	s.hashWords = false
+	s.hashWords, s.decideOnly = false, kept
 	for k, f := range ks {
 		if _, ok := f.(*gopherRepetition); ok && k > 0 {
 			s.hashWords = true
@@ -339,6 +345,12 @@ func applyChain(mem memory.Allocator, text *array.String, ks []kernel, kept bool
 			}
 		}
 		out[k] = r.result(c, fails[k][:c.n])
+		if kept {
+			for _, a := range out[k].Signals {
+				a.Release()
+			}
+			out[k].Signals = nil
+		}
 		if c != &col {
 			c.release()
 		}
