@@ -55,8 +55,6 @@ func filterArray(mem memory.Allocator, a arrow.Array, spans []span, n int) (arro
 	return filterFixed(mem, a, fw.BitWidth()/8, spans, n), true
 }
 
-// filterValidity returns the validity bitmap of the kept rows of a and
-// their nulls; nil without nulls.
 // filtered makes the array of a's type holding the n rows of spans from
 // its new value buffers and children, with the rows' validity; it takes
 // over the buffers (releases them).
@@ -73,6 +71,8 @@ func filtered(mem memory.Allocator, a arrow.Array, spans []span, n int, children
 	return array.MakeFromData(res)
 }
 
+// filterValidity returns the validity bitmap of the kept rows of a and
+// their nulls; nil without nulls.
 func filterValidity(mem memory.Allocator, a arrow.Array, spans []span, n int) (*memory.Buffer, int) {
 	if a.NullN() == 0 {
 		return nil, 0
