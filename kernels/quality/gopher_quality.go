@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cespare/xxhash/v2"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
 	"golang.org/x/text/transform"
@@ -242,7 +241,7 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 					alpha--
 				}
 				if wh != nil && w.Len() > 16 {
-					wh[i] = xxhash.Sum64(text[w.Start:w.End])
+					wh[i] = wordHashLong(text, int(w.Start), int(w.End))
 				}
 			}
 		} else {
