@@ -50,7 +50,6 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 		began := time.Now()
 		var mu sync.Mutex
 		var failures []string
-		var peak int64 // largest task's peak resident memory, bytes
 		next := make(chan int)
 		var wg sync.WaitGroup
 		running := min(parallel, len(todo))
@@ -63,13 +62,11 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					rss, err := p.runLocalTask(ctx, planPath, &slots[w], ph, i, workers)
-					mu.Lock()
-					if err != nil {
+					if err := p.runLocalTask(ctx, planPath, &slots[w], ph, i, workers); err != nil {
+						mu.Lock()
 						failures = append(failures, err.Error())
+						mu.Unlock()
 					}
-					peak = max(peak, rss)
-					mu.Unlock()
 				}
 			}()
 		}
@@ -87,12 +84,12 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 		if n := p.doneTasks(ph); n < ph.Tasks {
 			return fmt.Errorf("phase %s: %d of %d tasks are done once its tasks ended (see sluice status %s)", ph.Name, n, ph.Tasks, p.Out)
 		}
-		// The tasks run now, as their done markers tell: their summed wall
-		// time, of it the overhead of being a task (see timing.go), and
-		// the phase's wall time here.
+		// The tasks run now, as their done markers tell: the largest peak
+		// memory of a task, their summed wall time, of it the overhead of
+		// being a task (see timing.go), and the phase's wall time here.
 		times := p.TimesOf(ph, todo)
 		fmt.Fprintf(progress, "%-24s %d tasks done (%d run now; peak RSS of a task %.1f MiB; task time %.2fs, overhead %.2fs; phase %.2fs)\n",
-			ph.Name, ph.Tasks, len(todo), float64(peak)/(1<<20), times.TaskSeconds, times.OverheadSeconds, time.Since(began).Seconds())
+			ph.Name, ph.Tasks, len(todo), float64(times.PeakRSS)/(1<<20), times.TaskSeconds, times.OverheadSeconds, time.Since(began).Seconds())
 	}
 	return nil
 }
@@ -166,12 +163,11 @@ func taskWorkers(planned, cores, running int) int {
 
 // runLocalTask runs task i of ph in the slot's task process (starting
 // one when the slot has none, and leaving none when it ended), with
-// workers workers unless 0 (then the plan's), and returns its peak
-// resident memory.
-func (p *Plan) runLocalTask(ctx context.Context, planPath string, slot **slotProcess, ph Phase, i, workers int) (_ int64, err error) {
+// workers workers unless 0 (then the plan's).
+func (p *Plan) runLocalTask(ctx context.Context, planPath string, slot **slotProcess, ph Phase, i, workers int) (err error) {
 	f, log, err := p.attemptLog(ctx, ph, i)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer f.Close()
 	if p.IsRemote() {
@@ -190,16 +186,16 @@ func (p *Plan) runLocalTask(ctx context.Context, planPath string, slot **slotPro
 	if *slot == nil {
 		if *slot, err = p.startSlot(ctx, planPath); err != nil {
 			fmt.Fprintf(f, "sluice: cannot start a task process: %v\n", err)
-			return 0, fmt.Errorf("task %d: %v (log %s)", i, err, log)
+			return fmt.Errorf("task %d: %v (log %s)", i, err, log)
 		}
 	}
 	reply, err := (*slot).run(TaskRequest{Phase: ph.Name, Index: i, Workers: workers, Log: log, LogFile: f.Name()})
 	if err != nil {
 		*slot = nil
-		return 0, fmt.Errorf("task %d: %v (log %s)", i, err, log)
+		return fmt.Errorf("task %d: %v (log %s)", i, err, log)
 	}
 	if reply.Error != "" {
-		return reply.PeakRSS, fmt.Errorf("task %d: %s (log %s)", i, reply.Error, log)
+		return fmt.Errorf("task %d: %s (log %s)", i, reply.Error, log)
 	}
-	return reply.PeakRSS, nil
+	return nil
 }

@@ -44,9 +44,6 @@ type TaskReply struct {
 	Ran   bool   `json:"ran"`
 	// Error is why the task failed; empty when it did not.
 	Error string `json:"error,omitempty"`
-	// PeakRSS is the process's peak resident memory during the task,
-	// bytes (see peakRSS).
-	PeakRSS int64 `json:"peak_rss_bytes"`
 }
 
 // replyPrefix starts the line that answers a request: any other line on
@@ -86,7 +83,7 @@ func ServeTasks(ctx context.Context, in io.Reader, out io.Writer, run TaskRunner
 
 func serveOne(ctx context.Context, req TaskRequest, run TaskRunner, errorLine func(io.Writer, error)) TaskReply {
 	reply := TaskReply{Phase: req.Phase, Index: req.Index}
-	resetPeakRSS()
+	resetPeakRSS() // the task's marker records its own peak, not the process's
 	log, err := os.OpenFile(req.LogFile, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		reply.Error = fmt.Sprintf("task log: %v", err)
@@ -98,6 +95,5 @@ func serveOne(ctx context.Context, req TaskRequest, run TaskRunner, errorLine fu
 		errorLine(log, err)
 		reply.Error = err.Error()
 	}
-	reply.PeakRSS = peakRSS()
 	return reply
 }

@@ -115,21 +115,21 @@ func TestSlotReplacesAProcessThatEnded(t *testing.T) {
 			slot.stop()
 		}
 	}()
-	if _, err := p.runLocalTask(ctx, planPath, &slot, ph, 0, 1); err != nil {
+	if err := p.runLocalTask(ctx, planPath, &slot, ph, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	first := slot
 	if first == nil || first.cmd.Process == nil {
 		t.Fatal("no task process after the first task")
 	}
-	if _, err := p.runLocalTask(ctx, planPath, &slot, ph, 1, 1); err != nil || slot != first {
+	if err := p.runLocalTask(ctx, planPath, &slot, ph, 1, 1); err != nil || slot != first {
 		t.Fatalf("second task: %v; same process: %v", err, slot == first)
 	}
 	first.cmd.Process.Kill()
 	for !first.ended() {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := p.runLocalTask(ctx, planPath, &slot, ph, 2, 1); err != nil {
+	if err := p.runLocalTask(ctx, planPath, &slot, ph, 2, 1); err != nil {
 		t.Fatalf("the task after the process was killed: %v", err)
 	}
 	if slot == nil || slot == first {

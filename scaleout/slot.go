@@ -145,11 +145,7 @@ func (s *slotProcess) ended() bool {
 
 // stop ends the process once its task is done: its standard input ends,
 // and it exits.
-func (s *slotProcess) stop() {
-	s.in.Close()
-	<-s.done
-	s.cmd.Wait()
-}
+func (s *slotProcess) stop() { s.wait() }
 
 // logSwitch writes to the log it is set to, or nowhere.
 type logSwitch struct {

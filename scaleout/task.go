@@ -434,14 +434,18 @@ func (p *Plan) readMarker(ph Phase, i int, k markerKind) (Marker, bool) {
 // again).
 func (p *Plan) isDone(ph Phase, i int) bool {
 	marker := p.markerPath(ph, i, done)
-	if !storeOf(marker).exists(marker) {
-		return false
+	return storeOf(marker).exists(marker) && p.merged(ph)
+}
+
+// merged is false for the merge phase while the output has no
+// manifest.json (its marker alone does not make it done), true for the
+// other phases.
+func (p *Plan) merged(ph Phase) bool {
+	if ph.Kind != Merge {
+		return true
 	}
-	if ph.Kind == Merge {
-		manifest := p.path(layout.ManifestName)
-		return storeOf(manifest).exists(manifest)
-	}
-	return true
+	manifest := p.path(layout.ManifestName)
+	return storeOf(manifest).exists(manifest)
 }
 
 func (p *Plan) doneTasks(ph Phase) int {

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/sluice-data/sluice/io/layout"
 )
 
 // A task's done marker records how long the task took and how much of it
@@ -186,14 +184,8 @@ func (p *Plan) doneMarker(ph Phase, i int) (Marker, bool) {
 	var m Marker
 	path := p.markerPath(ph, i, done)
 	b, _, err := storeOf(path).read(path)
-	if err != nil {
+	if err != nil || !p.merged(ph) {
 		return m, false
-	}
-	if ph.Kind == Merge {
-		manifest := p.path(layout.ManifestName)
-		if !storeOf(manifest).exists(manifest) {
-			return m, false
-		}
 	}
 	json.Unmarshal(b, &m)
 	return m, true
