@@ -16,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cespare/xxhash/v2"
 	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
@@ -204,22 +203,9 @@ func withSpill(cfg Config, open func() (source, error)) (source, error) {
 	return open()
 }
 
-// hashWriter counts and hashes what goes through it to w.
-type hashWriter struct {
-	f *os.File
-	w *bufio.Writer
-	h *xxhash.Digest
-	n int64
-}
-
-func (h *hashWriter) Write(p []byte) (int, error) {
-	h.h.Write(p)
-	h.n += int64(len(p))
-	return h.w.Write(p)
-}
-
-func (h *hashWriter) file() SpillFile {
-	return SpillFile{Bytes: h.n, Hash: fmt.Sprintf("%016x", h.h.Sum64())}
+// spillFile describes a file of n bytes of xxhash64 h.
+func spillFile(n int64, h uint64) SpillFile {
+	return SpillFile{Bytes: n, Hash: fmt.Sprintf("%016x", h)}
 }
 
 // spillItem is what a spill keeps of one batch.
@@ -250,7 +236,7 @@ type spillWriter struct {
 	mu        sync.Mutex
 	err       error // the first error: the spill is dropped
 	names     []string
-	outs      []*hashWriter
+	outs      []*dataset.AtomicFile // by names
 	kept      *ipc.Writer
 	keptS     *arrow.Schema // the kept batches' schema, with the origin columns
 	rw        *ipc.Writer
@@ -275,28 +261,18 @@ func newSpillWriter(cfg Config, removedSchema *arrow.Schema) (*spillWriter, erro
 	default:
 		return nil, fmt.Errorf("spill: unknown codec %q", sp.Codec)
 	}
-	if err := os.MkdirAll(sp.Dir, 0o755); err != nil {
-		return nil, err
-	}
 	s := &spillWriter{cfg: cfg, after: sp.After, removed: removedSchema, pending: map[int64]spillItem{}}
 	s.names = []string{SpillBatchesName, SpillUnitsName}
 	if s.after > 0 {
 		s.names = append(s.names, SpillRemovedName)
 	}
 	for _, name := range s.names {
-		f, err := os.CreateTemp(sp.Dir, "."+name+".tmp-*")
-		if err == nil {
-			err = f.Chmod(0o644)
-		}
+		f, err := dataset.CreateAtomic(filepath.Join(sp.Dir, name))
 		if err != nil {
-			if f != nil {
-				f.Close()
-				os.Remove(f.Name())
-			}
 			s.remove()
 			return nil, err
 		}
-		s.outs = append(s.outs, &hashWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), h: xxhash.New()})
+		s.outs = append(s.outs, f)
 	}
 	s.units = json.NewEncoder(s.outs[1])
 	if s.after > 0 {
@@ -498,40 +474,18 @@ func (s *spillWriter) commitLocked(src source, stages []Stage) error {
 		idx.Stats = append(idx.Stats, ss)
 	}
 	for i, name := range s.names {
-		if err := s.outs[i].w.Flush(); err != nil {
-			return err
-		}
-		if err := s.outs[i].f.Close(); err != nil {
-			return err
-		}
-		idx.Files[name] = s.outs[i].file()
+		idx.Files[name] = spillFile(s.outs[i].Size(), s.outs[i].Sum64())
 	}
 	b, err := json.MarshalIndent(idx, "", "  ")
 	if err != nil {
 		return err
 	}
-	for i, name := range s.names {
-		if err := os.Rename(s.outs[i].f.Name(), filepath.Join(dir, name)); err != nil {
+	for _, f := range s.outs {
+		if err := f.Commit(); err != nil {
 			return err
 		}
 	}
-	f, err := os.CreateTemp(dir, "."+SpillIndexName+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err == nil {
-		_, err = f.Write(append(b, '\n'))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, SpillIndexName))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return dataset.WriteFile(filepath.Join(dir, SpillIndexName), append(b, '\n'))
 }
 
 // abort removes a spill that was not committed (the run failed).
@@ -554,8 +508,7 @@ func (s *spillWriter) remove() {
 	os.Remove(filepath.Join(dir, SpillIndexName))
 	for i, name := range s.names {
 		if i < len(s.outs) {
-			s.outs[i].f.Close()
-			os.Remove(s.outs[i].f.Name())
+			s.outs[i].Abort()
 		}
 		os.Remove(filepath.Join(dir, name))
 	}
@@ -570,7 +523,7 @@ func (h *hashReader) check(name string, want SpillFile) error {
 	if _, err := io.Copy(io.Discard, h); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSpill, name, err)
 	}
-	if got := (SpillFile{Bytes: h.Bytes(), Hash: fmt.Sprintf("%016x", h.Sum64())}); got != want {
+	if got := spillFile(h.Bytes(), h.Sum64()); got != want {
 		return fmt.Errorf("%w: %s has %d bytes of hash %s, written were %d of hash %s", ErrSpill, name, got.Bytes, got.Hash, want.Bytes, want.Hash)
 	}
 	return nil

@@ -150,7 +150,7 @@ func WriteManifest(path string, m *Manifest) error {
 // same directory (created if missing), renamed into place once complete,
 // so a reader never sees half a file and a crash leaves no partial one.
 func WriteFile(path string, data []byte) error {
-	af, err := createAtomic(path)
+	af, err := CreateAtomic(path)
 	if err != nil {
 		return err
 	}

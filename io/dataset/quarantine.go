@@ -24,7 +24,7 @@ type QuarantineEntry struct {
 type Quarantine struct {
 	path   string
 	always bool
-	af     *atomicFile
+	af     *AtomicFile
 	n      int64
 	buf    []byte
 }
@@ -50,7 +50,7 @@ func (q *Quarantine) Add(e QuarantineEntry) error {
 		return nil
 	}
 	if q.af == nil {
-		af, err := createAtomic(q.path)
+		af, err := CreateAtomic(q.path)
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (q *Quarantine) Close() (string, error) {
 		if !q.always {
 			return "", nil
 		}
-		af, err := createAtomic(q.path)
+		af, err := CreateAtomic(q.path)
 		if err != nil {
 			return "", err
 		}

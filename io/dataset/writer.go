@@ -56,7 +56,7 @@ type Writer struct {
 }
 
 type openFile struct {
-	af   *atomicFile
+	af   *AtomicFile
 	st   *pqio.Stitcher // Parquet only
 	rows int64
 	dir  bool
@@ -155,12 +155,12 @@ func (w *Writer) openFile() error {
 		path = filepath.Join(w.target.Parts(), fmt.Sprintf("part-%05d.parquet", w.seq))
 		w.seq++
 	}
-	var af *atomicFile
+	var af *AtomicFile
 	if w.target.Kind == Stdout {
 		af = streamFile(w.target.Stream)
 	} else {
 		var err error
-		if af, err = createAtomic(path); err != nil {
+		if af, err = CreateAtomic(path); err != nil {
 			return err
 		}
 	}
@@ -188,7 +188,7 @@ func (w *Writer) closeFile() error {
 	if err := f.af.Commit(); err != nil {
 		return err
 	}
-	w.outputs = append(w.outputs, OutputFile{Path: f.af.path, Rows: f.rows, Bytes: f.af.n, Hash: fmt.Sprintf("%016x", f.af.h.Sum64())})
+	w.outputs = append(w.outputs, OutputFile{Path: f.af.path, Rows: f.rows, Bytes: f.af.Size(), Hash: fmt.Sprintf("%016x", f.af.Sum64())})
 	if f.dir && w.target.upload != nil {
 		w.target.upload(f.af.path) // an object-store output uploads it while the next is written
 	}
@@ -226,10 +226,11 @@ func (w *Writer) Abort() {
 	}
 }
 
-// atomicFile is written under a temporary name in the same directory and
+// AtomicFile is written under a temporary name in the same directory and
 // renamed into place by Commit; or, made by streamFile, written to a
-// stream (standard output) that Commit flushes.
-type atomicFile struct {
+// stream (standard output) that Commit flushes. It counts and hashes
+// (xxhash64) what is written to it.
+type AtomicFile struct {
 	path string
 	f    *os.File
 	bw   *bufio.Writer
@@ -237,7 +238,9 @@ type atomicFile struct {
 	n    int64
 }
 
-func createAtomic(path string) (*atomicFile, error) {
+// CreateAtomic starts the file at path (its directory created if
+// missing); Abort removes what was written.
+func CreateAtomic(path string) (*AtomicFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -245,22 +248,29 @@ func createAtomic(path string) (*atomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), h: xxhash.New()}, nil
+	return &AtomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), h: xxhash.New()}, nil
 }
 
 // streamFile writes to w: nothing to rename or remove.
-func streamFile(w io.Writer) *atomicFile {
-	return &atomicFile{path: "-", bw: bufio.NewWriterSize(w, 1<<20), h: xxhash.New()}
+func streamFile(w io.Writer) *AtomicFile {
+	return &AtomicFile{path: "-", bw: bufio.NewWriterSize(w, 1<<20), h: xxhash.New()}
 }
 
-func (a *atomicFile) Write(p []byte) (int, error) {
+func (a *AtomicFile) Write(p []byte) (int, error) {
 	n, err := a.bw.Write(p)
 	a.h.Write(p[:n])
 	a.n += int64(n)
 	return n, err
 }
 
-func (a *atomicFile) Commit() error {
+// Size returns the number of bytes written so far.
+func (a *AtomicFile) Size() int64 { return a.n }
+
+// Sum64 returns the xxhash64 of the bytes written so far.
+func (a *AtomicFile) Sum64() uint64 { return a.h.Sum64() }
+
+// Commit flushes the file and renames it into place (removes it on error).
+func (a *AtomicFile) Commit() error {
 	if err := a.bw.Flush(); err != nil {
 		a.Abort()
 		return err
@@ -279,7 +289,8 @@ func (a *atomicFile) Commit() error {
 	return os.Rename(a.f.Name(), a.path)
 }
 
-func (a *atomicFile) Abort() {
+// Abort removes the unfinished file.
+func (a *AtomicFile) Abort() {
 	if a.f == nil {
 		a.bw.Flush() // what reached a stream cannot be taken back
 		return
