@@ -350,15 +350,20 @@ func (s *spillWriter) fail(err error) {
 	s.pending = nil
 }
 
+// begin starts the stream of the kept batches, of schema in with the
+// origin columns after its own.
+func (s *spillWriter) begin(in *arrow.Schema) {
+	md := in.Metadata()
+	s.keptS = arrow.NewSchema(append(append([]arrow.Field(nil), in.Fields()...), spillOriginFields...), &md)
+	s.kept = ipc.NewWriter(s.outs[0], s.ipcOptions(s.keptS)...)
+}
+
 // write writes one batch's item.
 func (s *spillWriter) write(it spillItem) error {
 	n := int(it.rec.NumRows())
 	su := spillUnit{Rows: int64(n), RowsIn: it.l.rowsIn, Repaired: it.l.repaired, MissingText: it.missingText, Stages: it.stages}
 	if s.kept == nil {
-		in := it.rec.Schema()
-		md := in.Metadata()
-		s.keptS = arrow.NewSchema(append(append([]arrow.Field(nil), in.Fields()...), spillOriginFields...), &md)
-		s.kept = ipc.NewWriter(s.outs[0], s.ipcOptions(s.keptS)...)
+		s.begin(it.rec.Schema())
 	}
 	if k := s.keptS.NumFields() - len(spillOriginFields); int(it.rec.NumCols()) != k {
 		return fmt.Errorf("spill: a batch of %d columns, the first had %d", it.rec.NumCols(), k)
@@ -441,10 +446,7 @@ func (s *spillWriter) commit(src source, stages []Stage) {
 
 func (s *spillWriter) commitLocked(src source, stages []Stage) error {
 	if s.kept == nil { // no batch: the schema as read
-		in := src.schema()
-		md := in.Metadata()
-		s.keptS = arrow.NewSchema(append(append([]arrow.Field(nil), in.Fields()...), spillOriginFields...), &md)
-		s.kept = ipc.NewWriter(s.outs[0], s.ipcOptions(s.keptS)...)
+		s.begin(src.schema())
 	}
 	if err := s.kept.Close(); err != nil {
 		return err
