@@ -377,25 +377,20 @@ func (s *spillWriter) write(it spillItem) error {
 	defer fb.Release()
 	defer lb.Release()
 	defer ab.Release()
-	fb.Reserve(n)
-	lb.Reserve(n)
-	ab.Reserve(n)
 	o := it.origins
 	su.Origins = o != nil && len(o.line) == n && len(o.file) == n
 	su.At = su.Origins && len(o.at) == n
-	for i := 0; i < n; i++ {
-		if su.Origins {
-			fb.UnsafeAppend(o.file[i])
-			lb.UnsafeAppend(o.line[i])
-		} else {
-			fb.UnsafeAppend(0)
-			lb.UnsafeAppend(0)
-		}
-		if su.At {
-			ab.UnsafeAppend(o.at[i])
-		} else {
-			ab.UnsafeAppend(0)
-		}
+	if su.Origins {
+		fb.AppendValues(o.file, nil)
+		lb.AppendValues(o.line, nil)
+	} else {
+		fb.AppendEmptyValues(n)
+		lb.AppendEmptyValues(n)
+	}
+	if su.At {
+		ab.AppendValues(o.at, nil)
+	} else {
+		ab.AppendEmptyValues(n)
 	}
 	extra := []arrow.Array{fb.NewArray(), lb.NewArray(), ab.NewArray()}
 	for _, a := range extra {
