@@ -683,10 +683,7 @@ func (s *spillSource) read() (_ loaded, err error) {
 		applied: &applied{stages: su.Stages, missingText: su.MissingText}}
 	defer func() {
 		if err != nil {
-			l.batch.Release()
-			if l.applied.removed != nil {
-				l.applied.removed.Release()
-			}
+			l.release()
 		}
 	}()
 	if su.Origins {
@@ -719,6 +716,14 @@ func (s *spillSource) read() (_ loaded, err error) {
 	return l, nil
 }
 
+// release releases a replayed batch and the removed rows that came with it.
+func (l loaded) release() {
+	l.batch.Release()
+	if l.applied != nil && l.applied.removed != nil {
+		l.applied.removed.Release()
+	}
+}
+
 func (s *spillSource) load(_ context.Context, _ int, u unit) (loaded, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -733,10 +738,7 @@ func (s *spillSource) load(_ context.Context, _ int, u unit) (loaded, error) {
 func (s *spillSource) close() {
 	s.mu.Lock()
 	for _, l := range s.pending {
-		l.batch.Release()
-		if l.applied.removed != nil {
-			l.applied.removed.Release()
-		}
+		l.release()
 	}
 	s.pending = nil
 	s.mu.Unlock()
