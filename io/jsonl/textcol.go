@@ -60,9 +60,7 @@ func (t *textColumn) appendNull() {
 	if t.valid == nil {
 		// Every value so far was valid.
 		t.valid = make([]byte, bitutil.BytesForBits(int64(cap(t.offsets))))
-		for i := 0; i < t.len()-1; i++ {
-			bitutil.SetBit(t.valid, i)
-		}
+		bitutil.SetBitsTo(t.valid, 0, int64(t.len()-1), true)
 	}
 	t.setValid(t.len()-1, false)
 	t.nulls++
