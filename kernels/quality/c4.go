@@ -47,9 +47,6 @@ type c4Scratch struct {
 	found  []bool    // which of f.phrases occur in the text
 	clean  []byte    // a line without citation markers
 	policy []*phrase // the policy phrases that occur in the text
-	// decideOnly is the chain's scratch.decideOnly: the sentences are
-	// counted only up to the minimum.
-	decideOnly bool
 }
 
 func newC4(c C4Config) *c4 {
@@ -121,8 +118,7 @@ func (r *c4Run) setOffsets(end int) {
 func (r *c4Run) row(v *view, sc *scratch, i int) string {
 	r.setOffsets(i + 1)
 	var fail string
-	sc.c4.decideOnly = sc.decideOnly
-	r.pos, fail = r.f.row(v, &sc.c4, r.out, i, r.data, r.pos, r.view)
+	r.pos, fail = r.f.row(v, sc, r.out, i, r.data, r.pos, r.view)
 	return fail
 }
 
@@ -146,8 +142,8 @@ func (r *c4Run) result(col *column, fail []string) Result {
 // write position and the first rule the text fails. after becomes the
 // view of the rewritten text: its lines are the kept lines, and when v
 // has its words and line hashes, so has after.
-func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int, after *view) (int, string) {
-	c := &f.c
+func (f *c4) row(v *view, sc *scratch, out *outputs, i int, dst []byte, pos int, after *view) (int, string) {
+	c, s := &f.c, &sc.c4
 	text := v.text
 	// Find once which phrases occur anywhere, so that lines are searched
 	// only for those.
@@ -232,7 +228,7 @@ func (f *c4) row(v *view, s *c4Scratch, out *outputs, i int, dst []byte, pos int
 		}
 		kept++
 		switch {
-		case s.decideOnly && int64(sentences) >= c.MinSentences:
+		case sc.decideOnly && int64(sentences) >= c.MinSentences:
 			// Enough sentences for the rule: the count is not wanted.
 		case v.ascii:
 			sentences += marks.count(line)
