@@ -245,14 +245,21 @@ func (s *replaySource) next(context.Context) (unit, bool, error) {
 		return unit{}, true, nil
 	}
 	s.n++
-	if s.cfg.Progress != nil {
-		var total int64
-		for _, f := range s.cfg.Inputs {
-			total += f.Size
-		}
-		s.cfg.Progress(total*int64(s.n)/int64(len(s.r.units)), total)
-	}
+	replayProgress(s.cfg, int64(s.n), int64(len(s.r.units)))
 	return unit{pqFile: -1}, false, nil
+}
+
+// replayProgress tells cfg.Progress that a replay gave n of its units
+// batches, as that share of the inputs' bytes.
+func replayProgress(cfg Config, n, units int64) {
+	if cfg.Progress == nil {
+		return
+	}
+	var total int64
+	for _, f := range cfg.Inputs {
+		total += f.Size
+	}
+	cfg.Progress(total*n/max(units, 1), total)
 }
 
 func (s *replaySource) load(_ context.Context, _ int, u unit) (loaded, error) {

@@ -646,13 +646,7 @@ func (s *spillSource) next(ctx context.Context) (unit, bool, error) {
 	s.pending[s.n] = l
 	s.mu.Unlock()
 	s.n++
-	if s.cfg.Progress != nil {
-		var total int64
-		for _, f := range s.cfg.Inputs {
-			total += f.Size
-		}
-		s.cfg.Progress(total*s.n/max(s.idx.Units, 1), total)
-	}
+	replayProgress(s.cfg, s.n, s.idx.Units)
 	return unit{pqFile: -1}, false, nil
 }
 
