@@ -93,8 +93,14 @@ func readKey(cfg Config) string {
 	for i, f := range cfg.Inputs {
 		files[i] = fmt.Sprintf("%s:%d:%s", f.Label(), f.Size, f.Format)
 	}
-	return fmt.Sprintf("%q %d %d %d %p %t %t %d %d %q %q", files, cfg.BatchRows, cfg.BatchBytes, cfg.InferRows,
-		cfg.Schema, cfg.Strict, cfg.RepairUTF8, cfg.MaxDepth, cfg.MaxLineBytes, cfg.TextField, cfg.WARCTypes)
+	return fmt.Sprintf("%q %p %s", files, cfg.Schema, readOptions(cfg))
+}
+
+// readOptions are the options of reading and decoding cfg's inputs that
+// decide the batches, but its schema.
+func readOptions(cfg Config) string {
+	return fmt.Sprintf("%d %d %d %t %t %d %d %q %q", cfg.BatchRows, cfg.BatchBytes, cfg.InferRows,
+		cfg.Strict, cfg.RepairUTF8, cfg.MaxDepth, cfg.MaxLineBytes, cfg.TextField, cfg.WARCTypes)
 }
 
 // replayOrRecord returns the replay of a complete recording of the same

@@ -153,8 +153,7 @@ func spillKey(cfg Config) string {
 	if cfg.Schema != nil {
 		typ = cfg.Schema.String()
 	}
-	return fmt.Sprintf("%s %d %d %d %q %t %t %d %d %q %q %t", files, cfg.BatchRows, cfg.BatchBytes, cfg.InferRows,
-		typ, cfg.Strict, cfg.RepairUTF8, cfg.MaxDepth, cfg.MaxLineBytes, cfg.TextField, cfg.WARCTypes, cfg.Lineage)
+	return fmt.Sprintf("%s %q %t %s", files, typ, cfg.Lineage, readOptions(cfg))
 }
 
 // spillStages names the first n stages with their configurations.
