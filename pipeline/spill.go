@@ -145,6 +145,16 @@ var spillOriginFields = []arrow.Field{
 	{Name: "\x00origin_at", Type: arrow.PrimitiveTypes.Int64},
 }
 
+// spillNames are the names of the files of a spill of the results of
+// after stages, but its index, in the order its writer and its source
+// keep them.
+func spillNames(after int) []string {
+	if after > 0 {
+		return []string{SpillBatchesName, SpillUnitsName, SpillRemovedName}
+	}
+	return []string{SpillBatchesName, SpillUnitsName}
+}
+
 // spillKey is what decides the batches a run reads, as readKey, with
 // the schema by its text: a key another process can compare.
 func spillKey(cfg Config) string {
@@ -261,10 +271,7 @@ func newSpillWriter(cfg Config, removedSchema *arrow.Schema) (*spillWriter, erro
 		return nil, fmt.Errorf("spill: unknown codec %q", sp.Codec)
 	}
 	s := &spillWriter{cfg: cfg, after: sp.After, removed: removedSchema, pending: map[int64]spillItem{}}
-	s.names = []string{SpillBatchesName, SpillUnitsName}
-	if s.after > 0 {
-		s.names = append(s.names, SpillRemovedName)
-	}
+	s.names = spillNames(s.after)
 	for _, name := range s.names {
 		f, err := dataset.CreateAtomic(filepath.Join(sp.Dir, name))
 		if err != nil {
@@ -562,10 +569,7 @@ func openSpillSource(cfg Config) (_ *spillSource, err error) {
 	}
 	s.s = sr.Schema()
 	sr.Release()
-	s.names = []string{SpillBatchesName, SpillUnitsName}
-	if s.idx.After > 0 {
-		s.names = append(s.names, SpillRemovedName)
-	}
+	s.names = spillNames(s.idx.After)
 	for _, name := range s.names {
 		if _, ok := s.idx.Files[name]; !ok {
 			return nil, damaged("no %s in the index", name)
