@@ -211,97 +211,12 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 	ws := v.Words()
 	nw := len(ws)
 
-	totalChars, alpha, stop := 0, 0, 0
-	distinct := c.DistinctStopWords
-	if v.ascii && f.stop.keys != nil && f.nStop <= 64 {
-		// The common case: every word is plain, and the stop words fit the
-		// table. Without branches on what a word is: found has a bit for
-		// each distinct stop word found.
-		var found uint64
-		hits := 0
-		if len(text) >= 8 && f.stop64 != nil {
-			// With gopher_repetition after it, the words are hashed for it
-			// here, from the bytes read for the stop words.
-			var wh []uint64
-			if sc.hashWords {
-				g := &sc.gr
-				g.wh = slices.Grow(g.wh[:0], nw)[:nw]
-				wh = g.wh[:nw]
-				v.wordHashes = true
-			}
-			s.odd = slices.Grow(s.odd[:0], nw)[:nw]
-			var odd int
-			totalChars, hits, found, odd = f.asciiWords(text, ws, s.odd[:nw], wh)
-			// The words that do not start with a letter (most hold none),
-			// and those too long for wordHashFrom.
-			alpha = nw
-			for _, i := range s.odd[:odd] {
-				w := ws[i]
-				if (text[w.Start]|0x20)-'a' >= 26 && !hasLetter(text[w.Start:w.End]) {
-					alpha--
-				}
-				if wh != nil && w.Len() > 16 {
-					wh[i] = wordHashLong(text, int(w.Start), int(w.End))
-				}
-			}
-		} else {
-			for _, w := range ws {
-				start, end := int(w.Start), int(w.End)
-				n := end - start
-				totalChars += n
-				if (text[start]|0x20)-'a' < 26 || hasLetter(text[start:end]) {
-					alpha++
-				}
-				m := min(n, 8)
-				key := loadShort(text, start, start+m) | f.lowerMask>>(64-8*uint(m))
-				slot := key * f.stop.mul >> f.stop.shift
-				hit := b2i(f.stop.keys[slot] == key) & b2i(n <= 8)
-				hits += hit
-				found |= uint64(hit) << (uint(f.stop.index[slot]) & 63)
-			}
-		}
-		stop = hits
-		if distinct {
-			stop = bits.OnesCount64(found)
-		}
-	} else {
-		s.seen = slices.Grow(s.seen[:0], f.nStop)[:f.nStop]
-		clear(s.seen)
-		cur := newASCIICursor(text)
-		for _, w := range ws {
-			start, end := int(w.Start), int(w.End)
-			n, c0 := end-start, text[start]
-			plain := cur.plain(start, end)
-			if plain {
-				totalChars += n
-				if (c0|0x20)-'a' < 26 || hasLetter(text[start:end]) {
-					alpha++
-				}
-			} else {
-				chars, letter := wordStats(text[start:end])
-				totalChars += chars
-				if letter {
-					alpha++
-				}
-			}
-			k := -1
-			switch {
-			case !plain && f.fold:
-				k = f.foldedStopIndex(text[start:end], s)
-			case f.stop.keys == nil:
-				k = f.stopIndex(text[start:end])
-			case n <= 8:
-				k = f.stop.find(loadShort(text, start, end) | f.lowerMask>>(64-8*uint(n)))
-			}
-			if k >= 0 {
-				if !distinct {
-					stop++
-				} else if s.seen[k] == 0 {
-					s.seen[k] = 1
-					stop++
-				}
-			}
-		}
+	totalChars, alpha, stop, ok := 0, 0, 0, false
+	if f.stop.keys != nil && f.nStop <= 64 {
+		totalChars, alpha, stop, ok = f.tableWords(v, sc)
+	}
+	if !ok {
+		totalChars, alpha, stop = f.anyWords(v, s)
 	}
 	tokens := nw + symbolTokens(text, ws)
 
@@ -364,6 +279,159 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 		return "stop_words"
 	}
 	return ""
+}
+
+// tableWords is the word loop of row for stop words that fit the table:
+// the characters of the words, the words that hold a letter and the stop
+// words found. It reports false, having measured nothing, for a text it
+// leaves to anyWords: a non-ASCII text it cannot take through asciiWords.
+func (f *gopherQuality) tableWords(v *view, sc *scratch) (totalChars, alpha, stop int, ok bool) {
+	s, text, ws := &sc.gq, v.text, v.Words()
+	nw := len(ws)
+	var found uint64
+	hits := 0
+	switch {
+	case len(text) >= 8 && f.stop64 != nil:
+		// The common case. Without branches on what a word is: found has a
+		// bit for each distinct stop word found. With gopher_repetition
+		// after it, the words are hashed for it here, from the bytes read
+		// for the stop words.
+		var wh []uint64
+		if sc.hashWords {
+			g := &sc.gr
+			g.wh = slices.Grow(g.wh[:0], nw)[:nw]
+			wh = g.wh[:nw]
+		}
+		s.odd = slices.Grow(s.odd[:0], nw)[:nw]
+		var odd int
+		totalChars, hits, found, odd = f.asciiWords(text, ws, s.odd[:nw], wh)
+		if !v.ascii {
+			if totalChars, hits, found, ok = f.fixNonASCII(text, ws, totalChars, hits, found, s); !ok {
+				return 0, 0, 0, false
+			}
+		}
+		v.wordHashes = wh != nil
+		// The words that do not start with an ASCII letter (most hold
+		// none), and those too long for wordHashFrom.
+		alpha = nw
+		for _, i := range s.odd[:odd] {
+			w := ws[i]
+			if (text[w.Start]|0x20)-'a' >= 26 && !hasLetter(text[w.Start:w.End]) {
+				alpha--
+			}
+			if wh != nil && w.Len() > 16 {
+				wh[i] = wordHashLong(text, int(w.Start), int(w.End))
+			}
+		}
+	case v.ascii:
+		for _, w := range ws {
+			start, end := int(w.Start), int(w.End)
+			n := end - start
+			totalChars += n
+			if (text[start]|0x20)-'a' < 26 || hasLetter(text[start:end]) {
+				alpha++
+			}
+			m := min(n, 8)
+			key := loadShort(text, start, start+m) | f.lowerMask>>(64-8*uint(m))
+			slot := key * f.stop.mul >> f.stop.shift
+			hit := b2i(f.stop.keys[slot] == key) & b2i(n <= 8)
+			hits += hit
+			found |= uint64(hit) << (uint(f.stop.index[slot]) & 63)
+		}
+	default:
+		return 0, 0, 0, false
+	}
+	stop = hits
+	if f.c.DistinctStopWords {
+		stop = bits.OnesCount64(found)
+	}
+	return totalChars, alpha, stop, true
+}
+
+// fixNonASCII corrects what asciiWords measured over a text that is not all
+// ASCII for its words that are not: their characters, and with fold the
+// stop words they are in lower case. It reports false if asciiWords took
+// such a word for a stop word it is not, which it cannot take back from
+// found.
+func (f *gopherQuality) fixNonASCII(text []byte, ws []words.Span, totalChars, hits int, found uint64, s *gopherQualityScratch) (int, int, uint64, bool) {
+	j := 0
+	for p := words.FirstNonASCII(text, 0); p < len(text); p = words.FirstNonASCII(text, p) {
+		for j < len(ws) && int(ws[j].End) <= p {
+			j++
+		}
+		if j == len(ws) {
+			break
+		}
+		w := ws[j]
+		start, end := int(w.Start), int(w.End)
+		if start > p { // a non-ASCII byte between words
+			p++
+			continue
+		}
+		b := text[start:end]
+		totalChars += runeCount(b) - len(b)
+		if f.fold {
+			was := -1
+			if n := end - start; n <= 8 {
+				was = f.stop.find(packShort(b) | f.lowerMask>>(64-8*uint(n)))
+			}
+			k := f.foldedStopIndex(b, s)
+			switch {
+			case k == was:
+			case was >= 0:
+				return 0, 0, 0, false
+			default:
+				hits++
+				found |= 1 << (uint(k) & 63)
+			}
+		}
+		p = end
+	}
+	return totalChars, hits, found, true
+}
+
+// anyWords is the word loop of row for any text and stop word list.
+func (f *gopherQuality) anyWords(v *view, s *gopherQualityScratch) (totalChars, alpha, stop int) {
+	text, ws := v.text, v.Words()
+	distinct := f.c.DistinctStopWords
+	s.seen = slices.Grow(s.seen[:0], f.nStop)[:f.nStop]
+	clear(s.seen)
+	cur := newASCIICursor(text)
+	for _, w := range ws {
+		start, end := int(w.Start), int(w.End)
+		n, c0 := end-start, text[start]
+		plain := cur.plain(start, end)
+		if plain {
+			totalChars += n
+			if (c0|0x20)-'a' < 26 || hasLetter(text[start:end]) {
+				alpha++
+			}
+		} else {
+			chars, letter := wordStats(text[start:end])
+			totalChars += chars
+			if letter {
+				alpha++
+			}
+		}
+		k := -1
+		switch {
+		case !plain && f.fold:
+			k = f.foldedStopIndex(text[start:end], s)
+		case f.stop.keys == nil:
+			k = f.stopIndex(text[start:end])
+		case n <= 8:
+			k = f.stop.find(loadShort(text, start, end) | f.lowerMask>>(64-8*uint(n)))
+		}
+		if k >= 0 {
+			if !distinct {
+				stop++
+			} else if s.seen[k] == 0 {
+				s.seen[k] = 1
+				stop++
+			}
+		}
+	}
+	return totalChars, alpha, stop
 }
 
 // asciiWords is the word loop of row for an all-ASCII text of 8 bytes or

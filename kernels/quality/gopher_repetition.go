@@ -180,7 +180,8 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 	s.dup = slices.Grow(s.dup[:0], nw)[:nw]
 	total := 0
 	s.prefix[0] = 0
-	if v.wordHashes {
+	switch {
+	case v.wordHashes && v.ascii:
 		// gopher_quality hashed the words on its way.
 		prefix := s.prefix[:nw+1]
 		for i, w := range ws {
@@ -189,14 +190,21 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 		}
 		prefix[nw] = total
 		copy(s.g, s.wh)
-	} else if v.ascii && len(text) >= 8 {
+	case v.wordHashes:
+		cur := newASCIICursor(text)
+		for i, w := range ws {
+			total += cur.chars(int(w.Start), int(w.End))
+			s.prefix[i+1] = total
+		}
+		copy(s.g, s.wh)
+	case v.ascii && len(text) >= 8:
 		for i, w := range ws {
 			h := wordHashLong(text, int(w.Start), int(w.End))
 			s.wh[i], s.g[i] = h, h
 			total += int(w.End - w.Start)
 			s.prefix[i+1] = total
 		}
-	} else {
+	default:
 		cur := newASCIICursor(text)
 		for i, w := range ws {
 			h := wordHash(text, int(w.Start), int(w.End))
