@@ -123,3 +123,48 @@ func TestSkipPrintable(t *testing.T) {
 		}
 	}
 }
+
+// cleanASCIIBytes is cleanASCII byte by byte: the reference its 32- and
+// 8-byte steps are checked against.
+func cleanASCIIBytes(b []byte) bool {
+	if n := len(b); n > 0 && (b[n-1] == ' ' || b[n-1] == '\t' || b[n-1] == '\n') {
+		return false
+	}
+	for i := range b {
+		if !cleanByte(b, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCleanASCIIBlocks checks cleanASCII against cleanASCIIBytes on random
+// texts of printable bytes with a few others (controls, tabs, line
+// breaks, spaces before them, DEL, non-ASCII) at every position of the
+// 32- and 8-byte steps.
+func TestCleanASCIIBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	odd := []byte{'\n', '\n', '\t', ' ', 0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff, '\r'}
+	clean := 0
+	for range 200000 {
+		b := make([]byte, rng.IntN(100))
+		for i := range b {
+			b[i] = byte(0x20 + rng.IntN(0x5f))
+		}
+		for range rng.IntN(4) {
+			if len(b) > 0 {
+				b[rng.IntN(len(b))] = odd[rng.IntN(len(odd))]
+			}
+		}
+		want := cleanASCIIBytes(b)
+		if got := cleanASCII(b); got != want {
+			t.Fatalf("cleanASCII(%q) = %v, want %v", b, got, want)
+		}
+		if want {
+			clean++
+		}
+	}
+	if clean < 50000 || clean > 150000 {
+		t.Errorf("%d clean texts of 200000: the test does not mix them", clean)
+	}
+}

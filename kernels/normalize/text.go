@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -194,8 +195,8 @@ const (
 // cleanASCII reports whether b is ASCII text that AppendText leaves alone:
 // only printable characters, tabs and "\n"; no trailing space or tab on
 // any line; no run of more than one blank line; no blank line at the start
-// or end. It checks eight bytes at a time and looks closer only at words
-// holding a byte outside 0x20–0x7E.
+// or end. It checks 32 bytes at a time and looks closer only at the bytes
+// outside 0x20–0x7E (and some after them) that unprintable marks.
 func cleanASCII(b []byte) bool {
 	n := len(b)
 	if n == 0 {
@@ -205,14 +206,24 @@ func cleanASCII(b []byte) bool {
 		return false
 	}
 	i := 0
-	for ; i+8 <= n; i += 8 {
-		if printable8(binary.LittleEndian.Uint64(b[i:])) {
+	for ; i+32 <= n; i += 32 {
+		q := b[i : i+32 : i+32]
+		u0 := unprintable(binary.LittleEndian.Uint64(q))
+		u1 := unprintable(binary.LittleEndian.Uint64(q[8:]))
+		u2 := unprintable(binary.LittleEndian.Uint64(q[16:]))
+		u3 := unprintable(binary.LittleEndian.Uint64(q[24:]))
+		if u0|u1|u2|u3 == 0 {
 			continue
 		}
-		for j := i; j < i+8; j++ {
-			if !cleanByte(b, j) {
+		for k, u := range [4]uint64{u0, u1, u2, u3} {
+			if !cleanMarked(b, i+8*k, u) {
 				return false
 			}
+		}
+	}
+	for ; i+8 <= n; i += 8 {
+		if !cleanMarked(b, i, unprintable(binary.LittleEndian.Uint64(b[i:]))) {
+			return false
 		}
 	}
 	for ; i < n; i++ {
@@ -225,9 +236,26 @@ func cleanASCII(b []byte) bool {
 
 // printable8 reports whether the eight bytes of w are all printable ASCII
 // characters, 0x20 to 0x7E.
-func printable8(w uint64) bool {
+func printable8(w uint64) bool { return unprintable(w) == 0 }
+
+// unprintable sets the high bit of each of the eight bytes of w that is
+// not a printable ASCII character (0x20 to 0x7E), and maybe of printable
+// bytes after such a byte, which a borrow reaches; never of a printable
+// byte before the first one that is not.
+func unprintable(w uint64) uint64 {
 	del := w ^ (0x7f * lsb)
-	return (w|(w-0x20*lsb)&^w|(del-lsb)&^del)&msb == 0
+	return (w | (w-0x20*lsb)&^w | (del-lsb)&^del) & msb
+}
+
+// cleanMarked checks with cleanByte the bytes of b from i on that u, from
+// unprintable, marks.
+func cleanMarked(b []byte, i int, u uint64) bool {
+	for ; u != 0; u &= u - 1 {
+		if !cleanByte(b, i+bits.TrailingZeros64(u)/8) {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanByte checks b[i] for cleanASCII.
