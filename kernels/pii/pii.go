@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -204,30 +205,8 @@ func (m *Masker) next(f *finder, src []byte) (kind Kind, start, end int) {
 	n := len(src)
 	i := f.i
 	for {
-		for i < n {
-			if i+8 > n {
-				if m.trigger[src[i]] {
-					break
-				}
-				i++
-				continue
-			}
-			if !mayTrigger(binary.LittleEndian.Uint64(src[i:])) {
-				// Sixteen bytes at a time while no trigger shows.
-				i += 8
-				for i+16 <= n && !mayTrigger(binary.LittleEndian.Uint64(src[i:])) && !mayTrigger(binary.LittleEndian.Uint64(src[i+8:])) {
-					i += 16
-				}
-				continue
-			}
-			// A trigger may be among these eight bytes.
-			end := i + 8
-			for i < end && !m.trigger[src[i]] {
-				i++
-			}
-			if i < end {
-				break
-			}
+		if i >= n || !m.trigger[src[i]] { // in text dense with triggers, often one
+			i = m.skip(src, i)
 		}
 		if i >= n {
 			f.i = n
@@ -289,10 +268,46 @@ func (m *Masker) next(f *finder, src []byte) (kind Kind, start, end int) {
 	}
 }
 
-// mayTrigger reports whether one of the eight bytes of w may be a trigger:
-// it is true for any digit, ':', '@', '+' or '(' (the triggers of every
-// kind), and for some other bytes; false means no trigger.
-func mayTrigger(w uint64) bool {
+// skip returns the first trigger of src at or after i, or len(src).
+func (m *Masker) skip(src []byte, i int) int {
+	n := len(src)
+	// The next eight bytes first: in text dense with triggers (digits) one
+	// is often among them.
+	if i+8 <= n {
+		if j := m.firstTrigger(src, i, triggers(binary.LittleEndian.Uint64(src[i:]))); j >= 0 {
+			return j
+		}
+		i += 8
+	}
+	for i+32 <= n {
+		// Then 32 bytes at a time while no trigger shows, and the bytes
+		// triggers marks, one after the other.
+		q := src[i : i+32 : i+32]
+		t0 := triggers(binary.LittleEndian.Uint64(q))
+		t1 := triggers(binary.LittleEndian.Uint64(q[8:]))
+		t2 := triggers(binary.LittleEndian.Uint64(q[16:]))
+		t3 := triggers(binary.LittleEndian.Uint64(q[24:]))
+		if t0|t1|t2|t3 != 0 {
+			for k, t := range [4]uint64{t0, t1, t2, t3} {
+				if j := m.firstTrigger(src, i+8*k, t); j >= 0 {
+					return j
+				}
+			}
+		}
+		i += 32
+	}
+	for ; i < n; i++ {
+		if m.trigger[src[i]] {
+			return i
+		}
+	}
+	return n
+}
+
+// triggers sets the high bit of each of the eight bytes of w that may be a
+// trigger: of every digit, ':', '@', '+' and '(' (the triggers of every
+// kind), and of some other bytes; a byte whose bit is clear is no trigger.
+func triggers(w uint64) uint64 {
 	const (
 		lsb = 0x0101010101010101
 		msb = 0x8080808080808080
@@ -305,7 +320,18 @@ func mayTrigger(w uint64) bool {
 	// (v - lsb) &^ v; a byte above one may too, never one of a word
 	// without a zero byte.
 	zero := (at-lsb)&^at | (plus-lsb)&^plus | (paren-lsb)&^paren
-	return (digitColon|zero)&msb != 0
+	return (digitColon | zero) & msb
+}
+
+// firstTrigger returns the first trigger of m among the bytes of src from
+// i on that t, from triggers, marks, or -1.
+func (m *Masker) firstTrigger(src []byte, i int, t uint64) int {
+	for ; t != 0; t &= t - 1 {
+		if j := i + bits.TrailingZeros64(t)/8; m.trigger[src[j]] {
+			return j
+		}
+	}
+	return -1
 }
 
 // Mask returns s with every match replaced, and the number of replacements

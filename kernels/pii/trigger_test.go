@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// TestMayTrigger checks that mayTrigger, which lets next skip eight bytes
-// at a time, is true for every word holding a trigger of any Masker, at
-// every position and next to any bytes, and false for plain prose.
-func TestMayTrigger(t *testing.T) {
+// TestTriggers checks that triggers, which lets next skip 32 bytes at a
+// time and then look at the bytes it marks, marks every trigger of any
+// Masker, at every position and next to any bytes, and nothing in plain
+// prose.
+func TestTriggers(t *testing.T) {
 	var trigger [256]bool
 	for _, m := range fuzzMaskers[1:] {
 		for b, on := range m.trigger {
@@ -25,15 +26,45 @@ func TestMayTrigger(t *testing.T) {
 					w[k] = byte(rng.IntN(256))
 				}
 				w[pos] = byte(b)
-				if trigger[b] && !mayTrigger(binary.LittleEndian.Uint64(w[:])) {
-					t.Fatalf("mayTrigger(%q) = false", w[:])
+				if trigger[b] && triggers(binary.LittleEndian.Uint64(w[:]))&(0x80<<(8*pos)) == 0 {
+					t.Fatalf("triggers(%q) does not mark byte %d", w[:], pos)
 				}
 			}
 		}
 	}
 	for _, s := range []string{"abcdefgh", "the cat ", "Hello, w", "orld. It", "é is fin"} {
-		if mayTrigger(binary.LittleEndian.Uint64([]byte(s))) {
-			t.Errorf("mayTrigger(%q) = true", s)
+		if m := triggers(binary.LittleEndian.Uint64([]byte(s))); m != 0 {
+			t.Errorf("triggers(%q) = %#x", s, m)
+		}
+	}
+}
+
+// TestSkip checks skip against a byte-by-byte search for the first
+// trigger, for every Masker, on random prose with a few bytes of every
+// kind at random places, from every start.
+func TestSkip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const letters = "abcdefghijklmnopqrstuvwxyz ,.;'\"!?-ABCXYZ"
+	for round := range 3000 {
+		b := make([]byte, rng.IntN(120))
+		for i := range b {
+			b[i] = letters[rng.IntN(len(letters))]
+		}
+		for range rng.IntN(3) {
+			if len(b) > 0 {
+				b[rng.IntN(len(b))] = byte(rng.IntN(256))
+			}
+		}
+		for _, m := range fuzzMaskers[1:] {
+			want := len(b)
+			for from := len(b); from >= 0; from-- {
+				if from < len(b) && m.trigger[b[from]] {
+					want = from
+				}
+				if got := m.skip(b, from); got != want {
+					t.Fatalf("round %d: skip(%q, %d) = %d, want %d", round, b, from, got, want)
+				}
+			}
 		}
 	}
 }
