@@ -195,29 +195,48 @@ func countASCII(text []byte, start, end int) int {
 	in := false   // inside a run of word bytes, which began at from
 	from := 0
 	var carry uint64 // the mask bit of the byte before the block
-	for base := start; base < end; base += 64 {
-		w := wordMask(text, base, end)
-		// Bit k of t: a run starts at base+k, or one ended at base+k-1.
-		t := w ^ (w<<1 | carry)
-		carry = w >> 63
-		for t != 0 {
-			pos := base + bits.TrailingZeros64(t)
-			t &= t - 1
-			if !in {
-				from, in = pos, true
-				continue
+	var buf [maskBatch]uint64
+	for base := start; base < end; {
+		for _, w := range masks(text, base, end, &buf) {
+			// Bit k of t: a run starts at base+k, or one ended at base+k-1.
+			t := w ^ (w<<1 | carry)
+			carry = w >> 63
+			for t != 0 {
+				pos := base + bits.TrailingZeros64(t)
+				t &= t - 1
+				if !in {
+					from, in = pos, true
+					continue
+				}
+				in = false
+				if from != lastEnd+1 || !joins(text, from) {
+					n++
+				}
+				lastEnd = pos
 			}
-			in = false
-			if from != lastEnd+1 || !joins(text, from) {
-				n++
-			}
-			lastEnd = pos
+			base += 64
 		}
 	}
 	if in && (from != lastEnd+1 || !joins(text, from)) {
 		n++
 	}
 	return n
+}
+
+// maskBatch is the number of blocks of 64 bytes masks does at once.
+const maskBatch = 16
+
+// masks returns the wordMask of the blocks of text from base on, all of
+// them up to end or maskBatch of them, in buf: with blockMasks for whole
+// blocks, or the one block before end.
+func masks(text []byte, base, end int, buf *[maskBatch]uint64) []uint64 {
+	nb := min((end-base)/64, maskBatch)
+	if nb == 0 {
+		buf[0] = wordMask(text, base, end)
+		return buf[:1]
+	}
+	blockMasks(text[base:base+64*nb], buf[:nb])
+	return buf[:nb]
 }
 
 // wordMask returns the block of text from base, 64 bytes or to end if
@@ -250,32 +269,36 @@ func splitASCIISpans(text []byte, start, end int, dst []Span) []Span {
 	in := false   // inside a run of word bytes, which began at from
 	from := 0
 	var carry uint64 // the mask bit of the byte before the block
-	for base := start; base < end; base += 64 {
-		w := wordMask(text, base, end)
-		if n+33 > len(out) {
-			out = slices.Grow(out[:n], 33)
-			out = out[:cap(out)]
-		}
-		// Bit k of t: a run starts at base+k, or one ended at base+k-1.
-		t := w ^ (w<<1 | carry)
-		carry = w >> 63
-		for t != 0 {
-			pos := base + bits.TrailingZeros64(t)
-			t &= t - 1
-			if !in {
-				from, in = pos, true
-				continue
+	var buf [maskBatch]uint64
+	for base := start; base < end; {
+		for _, w := range masks(text, base, end, &buf) {
+			if n+33 > len(out) {
+				out = slices.Grow(out[:n], 33)
+				out = out[:cap(out)]
 			}
-			in = false
-			// The byte before the run first: it is rarely a joiner, while
-			// the gap before the run is one byte or more, at random.
-			if asciiClass[text[max(from-1, 0)]] >= cJoin && from == lastEnd+1 && joins(text, from) {
-				out[n-1].End = int32(pos)
-			} else {
-				out[n] = Span{int32(from), int32(pos)}
-				n++
+			// Bit k of t: a run starts at base+k, or one ended at base+k-1.
+			t := w ^ (w<<1 | carry)
+			carry = w >> 63
+			for t != 0 {
+				pos := base + bits.TrailingZeros64(t)
+				t &= t - 1
+				if !in {
+					from, in = pos, true
+					continue
+				}
+				in = false
+				// The byte before the run first: it is rarely a joiner,
+				// while the gap before the run is one byte or more, at
+				// random.
+				if asciiClass[text[max(from-1, 0)]] >= cJoin && from == lastEnd+1 && joins(text, from) {
+					out[n-1].End = int32(pos)
+				} else {
+					out[n] = Span{int32(from), int32(pos)}
+					n++
+				}
+				lastEnd = pos
 			}
-			lastEnd = pos
+			base += 64
 		}
 	}
 	if in {
