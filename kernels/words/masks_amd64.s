@@ -14,21 +14,17 @@ TEXT ·blockMasks(SB), NOSPLIT, $0-48
 	MOVQ dst_base+24(FP), DI
 	MOVQ dst_len+32(FP), CX
 
-	MOVQ $0x2020202020202020, AX // lower case
-	MOVQ AX, X8
-	PUNPCKLQDQ X8, X8
-	MOVQ $0x1f1f1f1f1f1f1f1f, AX // 'a' to -128
-	MOVQ AX, X9
-	PUNPCKLQDQ X9, X9
-	MOVQ $0x9a9a9a9a9a9a9a9a, AX // -128 + 26
-	MOVQ AX, X10
-	PUNPCKLQDQ X10, X10
-	MOVQ $0x5050505050505050, AX // '0' to -128
-	MOVQ AX, X11
-	PUNPCKLQDQ X11, X11
-	MOVQ $0x8a8a8a8a8a8a8a8a, AX // -128 + 10
-	MOVQ AX, X12
-	PUNPCKLQDQ X12, X12
+// BROADCAST sets the eight bytes of each half of x to those of c.
+#define BROADCAST(c, x) \
+	MOVQ       $c, AX; \
+	MOVQ       AX, x; \
+	PUNPCKLQDQ x, x
+
+	BROADCAST(0x2020202020202020, X8)  // lower case
+	BROADCAST(0x1f1f1f1f1f1f1f1f, X9)  // 'a' to -128
+	BROADCAST(0x9a9a9a9a9a9a9a9a, X10) // -128 + 26
+	BROADCAST(0x5050505050505050, X11) // '0' to -128
+	BROADCAST(0x8a8a8a8a8a8a8a8a, X12) // -128 + 10
 
 loop:
 	TESTQ CX, CX
