@@ -217,8 +217,8 @@ type kernel interface {
 // large texts reads more without allocating.
 type scratch struct {
 	views []*view
-	// hashWords asks gopher_quality to hash the words of an all-ASCII text
-	// for gopher_repetition, which runs after it in the chain.
+	// hashWords asks gopher_quality to hash the words of a text for
+	// gopher_repetition, which runs after it in the chain.
 	hashWords bool
 	// decideOnly tells the filters that their signals are not wanted,
 	// only their decisions: they may stop measuring once the decision is

@@ -46,7 +46,7 @@ type gopherQuality struct {
 	bullets   [][]byte
 	ellipses  [][]byte // lower case
 	stop      stopTable
-	stop64    *stop64Table // stop, when it has 64 slots
+	arrays    *stopArrays  // stop, for up to 64 stop words
 	stopByLen [][]stopWord // the stop words by length in bytes, when stop cannot hold them
 	nStop     int          // distinct stop words
 	// fold matches words in lower case; the stop words are then in lower
@@ -72,12 +72,14 @@ type stopTable struct {
 	shift uint
 }
 
-// stop64Table is a stopTable of 64 slots in arrays, which the word loop
-// indexes without bounds checks.
-type stop64Table struct {
-	keys  [64]uint64
-	index [64]int32
+// stopArrays is a stopTable of up to 256 slots (as many as it has for 64
+// stop words) in arrays, which the word loop indexes without bounds
+// checks.
+type stopArrays struct {
+	keys  [256]uint64
+	index [256]int32
 	mul   uint64
+	shift uint
 }
 
 // newStopTable returns the table for words, or false if a word is longer
@@ -169,10 +171,10 @@ func newGopherQuality(c GopherQualityConfig) *gopherQuality {
 	}
 	f.nStop = len(distinct)
 	var ok bool
-	if f.stop, ok = newStopTable(distinct); ok && len(f.stop.keys) == 64 {
-		f.stop64 = &stop64Table{mul: f.stop.mul}
-		copy(f.stop64.keys[:], f.stop.keys)
-		copy(f.stop64.index[:], f.stop.index)
+	if f.stop, ok = newStopTable(distinct); ok && f.nStop <= 64 {
+		f.arrays = &stopArrays{mul: f.stop.mul, shift: f.stop.shift}
+		copy(f.arrays.keys[:], f.stop.keys)
+		copy(f.arrays.index[:], f.stop.index)
 	}
 	if !ok {
 		f.stop = stopTable{}
@@ -212,7 +214,7 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 	nw := len(ws)
 
 	totalChars, alpha, stop, ok := 0, 0, 0, false
-	if f.stop.keys != nil && f.nStop <= 64 {
+	if f.arrays != nil {
 		totalChars, alpha, stop, ok = f.tableWords(v, sc)
 	}
 	if !ok {
@@ -281,65 +283,46 @@ func (r *gopherQualityRun) row(v *view, sc *scratch, i int) string {
 	return ""
 }
 
-// tableWords is the word loop of row for stop words that fit the table:
-// the characters of the words, the words that hold a letter and the stop
-// words found. It reports false, having measured nothing, for a text it
-// leaves to anyWords: a non-ASCII text it cannot take through asciiWords.
+// tableWords is the word loop of row when the stop words fit the arrays,
+// through asciiWords: the characters of the words, the words that hold a
+// letter and the stop words found. Without branches on what a word is:
+// found has a bit for each distinct stop word found. With
+// gopher_repetition after it, the words are hashed for it here, from the
+// bytes read for the stop words. It reports false, having measured
+// nothing, for a text it leaves to anyWords: one shorter than 8 bytes, or
+// a non-ASCII one whose words it cannot correct (see fixNonASCII).
 func (f *gopherQuality) tableWords(v *view, sc *scratch) (totalChars, alpha, stop int, ok bool) {
-	s, text, ws := &sc.gq, v.text, v.Words()
-	nw := len(ws)
-	var found uint64
-	hits := 0
-	switch {
-	case len(text) >= 8 && f.stop64 != nil:
-		// The common case. Without branches on what a word is: found has a
-		// bit for each distinct stop word found. With gopher_repetition
-		// after it, the words are hashed for it here, from the bytes read
-		// for the stop words.
-		var wh []uint64
-		if sc.hashWords {
-			g := &sc.gr
-			g.wh = slices.Grow(g.wh[:0], nw)[:nw]
-			wh = g.wh[:nw]
-		}
-		s.odd = slices.Grow(s.odd[:0], nw)[:nw]
-		var odd int
-		totalChars, hits, found, odd = f.asciiWords(text, ws, s.odd[:nw], wh)
-		if !v.ascii {
-			if totalChars, hits, found, ok = f.fixNonASCII(text, ws, totalChars, hits, found, s); !ok {
-				return 0, 0, 0, false
-			}
-		}
-		v.wordHashes = wh != nil
-		// The words that do not start with an ASCII letter (most hold
-		// none), and those too long for wordHashFrom.
-		alpha = nw
-		for _, i := range s.odd[:odd] {
-			w := ws[i]
-			if (text[w.Start]|0x20)-'a' >= 26 && !hasLetter(text[w.Start:w.End]) {
-				alpha--
-			}
-			if wh != nil && w.Len() > 16 {
-				wh[i] = wordHashLong(text, int(w.Start), int(w.End))
-			}
-		}
-	case v.ascii:
-		for _, w := range ws {
-			start, end := int(w.Start), int(w.End)
-			n := end - start
-			totalChars += n
-			if (text[start]|0x20)-'a' < 26 || hasLetter(text[start:end]) {
-				alpha++
-			}
-			m := min(n, 8)
-			key := loadShort(text, start, start+m) | f.lowerMask>>(64-8*uint(m))
-			slot := key * f.stop.mul >> f.stop.shift
-			hit := b2i(f.stop.keys[slot] == key) & b2i(n <= 8)
-			hits += hit
-			found |= uint64(hit) << (uint(f.stop.index[slot]) & 63)
-		}
-	default:
+	s, text := &sc.gq, v.text
+	if len(text) < 8 {
 		return 0, 0, 0, false
+	}
+	ws := v.Words()
+	nw := len(ws)
+	var wh []uint64
+	if sc.hashWords {
+		g := &sc.gr
+		g.wh = slices.Grow(g.wh[:0], nw)[:nw]
+		wh = g.wh[:nw]
+	}
+	s.odd = slices.Grow(s.odd[:0], nw)[:nw]
+	totalChars, hits, found, odd := f.asciiWords(text, ws, s.odd[:nw], wh)
+	if !v.ascii {
+		if totalChars, hits, found, ok = f.fixNonASCII(text, ws, totalChars, hits, found, s); !ok {
+			return 0, 0, 0, false
+		}
+	}
+	v.wordHashes = wh != nil
+	// The words that do not start with an ASCII letter (most hold none),
+	// and those too long for wordHashFrom.
+	alpha = nw
+	for _, i := range s.odd[:odd] {
+		w := ws[i]
+		if (text[w.Start]|0x20)-'a' >= 26 && !hasLetter(text[w.Start:w.End]) {
+			alpha--
+		}
+		if wh != nil && w.Len() > 16 {
+			wh[i] = wordHashLong(text, int(w.Start), int(w.End))
+		}
 	}
 	stop = hits
 	if f.c.DistinctStopWords {
@@ -434,15 +417,15 @@ func (f *gopherQuality) anyWords(v *view, s *gopherQualityScratch) (totalChars, 
 	return totalChars, alpha, stop
 }
 
-// asciiWords is the word loop of row for an all-ASCII text of 8 bytes or
-// more whose stop words fit a stop64Table, without a call or a branch on
-// what a word is. It returns the characters of the words, the stop words
+// asciiWords is the word loop of tableWords for a text of 8 bytes or more
+// whose stop words fit the arrays, without a call or a branch on what a
+// word is; it reads every word as ASCII (fixNonASCII corrects the others). It returns the characters of the words, the stop words
 // found (hits, and a bit for each distinct one in found), and the number
 // of words listed in odd: those that do not start with a letter or have
 // more than 16 bytes. With wh, it sets wh[i] to the hash of word i as
 // wordHashLong computes it, but for the words of more than 16 bytes.
 func (f *gopherQuality) asciiWords(text []byte, ws []words.Span, odd []int32, wh []uint64) (totalChars, hits int, found uint64, nOdd int) {
-	tab, lowerMask := f.stop64, f.lowerMask
+	tab, lowerMask := f.arrays, f.lowerMask
 	last := len(text) - 8
 	for i, w := range ws {
 		start, end := int(w.Start), int(w.End)
@@ -458,7 +441,7 @@ func (f *gopherQuality) asciiWords(text []byte, ws []words.Span, odd []int32, wh
 		mask := ^uint64(0) >> ((64 - 8*uint(min(n, 8))) & 63)
 		a := binary.LittleEndian.Uint64(text[at:]) >> ((8 * uint(start-at)) & 63) & mask
 		key := a | lowerMask&mask
-		slot := key * tab.mul >> 58
+		slot := key * tab.mul >> tab.shift & 255
 		hit := b2i(tab.keys[slot] == key) & b2i(n <= 8)
 		hits += hit
 		found |= uint64(hit) << (uint(tab.index[slot]) & 63)

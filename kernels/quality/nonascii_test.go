@@ -40,8 +40,8 @@ func TestTableWordsNonASCII(t *testing.T) {
 					c := DefaultConfig().GopherQuality
 					c.StopWords, c.CaseSensitiveStopWords, c.DistinctStopWords = list, caseSensitive, distinct
 					f := newGopherQuality(c)
-					if f.stop64 == nil {
-						t.Fatalf("list %v: no 64-slot table", list)
+					if f.arrays == nil {
+						t.Fatalf("list %v: no stop word arrays", list)
 					}
 					var v view
 					v.reset(text)
