@@ -11,28 +11,8 @@ import (
 	"github.com/sluice-data/sluice/kernels/words"
 )
 
-// isASCII reports whether b holds only ASCII bytes, 32 at a time.
-func isASCII(b []byte) bool {
-	i := 0
-	for ; i+32 <= len(b); i += 32 {
-		x := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
-			binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
-		if x&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i+8 <= len(b); i += 8 {
-		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
+// isASCII reports whether b holds only ASCII bytes.
+func isASCII(b []byte) bool { return words.FirstNonASCII(b, 0) == len(b) }
 
 // chars returns the number of characters (code points; each byte of an
 // invalid sequence counts as one) of b, which is a part of a text that is

@@ -341,9 +341,16 @@ func wordBytes(x uint64) uint64 {
 }
 
 // FirstNonASCII returns the index of the first non-ASCII byte of b at or
-// after from, or len(b), reading eight bytes at a time.
+// after from, or len(b), reading 32 bytes at a time, then eight.
 func FirstNonASCII(b []byte, from int) int {
 	i := from
+	for ; i+32 <= len(b); i += 32 {
+		x := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
+			binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
+		if x&0x8080808080808080 != 0 {
+			break // the eight-byte steps find which byte
+		}
+	}
 	for ; i+8 <= len(b); i += 8 {
 		if x := binary.LittleEndian.Uint64(b[i:]) & 0x8080808080808080; x != 0 {
 			return i + bits.TrailingZeros64(x)/8
