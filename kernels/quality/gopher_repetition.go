@@ -178,41 +178,34 @@ func (s *gopherRepetitionScratch) ngrams(v *view, out *[grSignals]float64) {
 	s.prefix = slices.Grow(s.prefix[:0], nw+1)[:nw+1]
 	s.g = slices.Grow(s.g[:0], nw)[:nw]
 	s.dup = slices.Grow(s.dup[:0], nw)[:nw]
-	total := 0
-	s.prefix[0] = 0
 	switch {
-	case v.wordHashes && v.ascii:
-		// gopher_quality hashed the words on its way.
-		prefix := s.prefix[:nw+1]
+	case v.wordHashes: // gopher_quality hashed the words on its way
+	case len(text) >= 8:
+		for i, w := range ws {
+			s.wh[i] = wordHashLong(text, int(w.Start), int(w.End))
+		}
+	default:
+		for i, w := range ws {
+			s.wh[i] = wordHash(text, int(w.Start), int(w.End))
+		}
+	}
+	copy(s.g, s.wh)
+	// The characters before each word.
+	total := 0
+	prefix := s.prefix[:nw+1]
+	if v.ascii {
 		for i, w := range ws {
 			prefix[i] = total
 			total += int(w.End - w.Start)
 		}
-		prefix[nw] = total
-		copy(s.g, s.wh)
-	case v.wordHashes:
+	} else {
 		cur := newASCIICursor(text)
 		for i, w := range ws {
+			prefix[i] = total
 			total += cur.chars(int(w.Start), int(w.End))
-			s.prefix[i+1] = total
-		}
-		copy(s.g, s.wh)
-	case v.ascii && len(text) >= 8:
-		for i, w := range ws {
-			h := wordHashLong(text, int(w.Start), int(w.End))
-			s.wh[i], s.g[i] = h, h
-			total += int(w.End - w.Start)
-			s.prefix[i+1] = total
-		}
-	default:
-		cur := newASCIICursor(text)
-		for i, w := range ws {
-			h := wordHash(text, int(w.Start), int(w.End))
-			s.wh[i], s.g[i] = h, h
-			total += cur.chars(int(w.Start), int(w.End))
-			s.prefix[i+1] = total
 		}
 	}
+	prefix[nw] = total
 
 	// Words that may occur twice: those whose bucket (of the top bits of
 	// their hash) holds two words or more. Only 2-grams of two such words
