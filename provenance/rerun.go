@@ -15,6 +15,7 @@ import (
 type Rerun struct {
 	Manifest string
 	M        *dataset.Manifest
+	Root     string // the folder of the version's files
 	// Args is the recorded command line (program first) with its output
 	// replaced by the new one.
 	Args []string
@@ -45,7 +46,11 @@ func PlanRerun(path, newOut, tool string) (*Rerun, error) {
 	if len(m.Command) < 2 {
 		return nil, fmt.Errorf("%s: records no command line to run again", manifest)
 	}
-	r := &Rerun{Manifest: manifest, M: m, Output: newOut}
+	if m.Command[1] == "rerun" {
+		return nil, fmt.Errorf("%s: records %q as the command that made it, and a rerun writes no version of its own: refusing to rerun it",
+			manifest, strings.Join(m.Command[1:], " "))
+	}
+	r := &Rerun{Manifest: manifest, M: m, Root: root, Output: newOut}
 	if st, err := os.Stat(m.WorkDir); err == nil && st.IsDir() {
 		r.Dir = m.WorkDir
 	}

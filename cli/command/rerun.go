@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -50,7 +51,9 @@ func rerunCommand(s Streams) *cli.Command {
 			"bytes, xxhash64) and the counts, and says whether the version reproduced: exit code 0 when it did,\n" +
 			"1 when it did not, with each difference. Effective settings that differ (a pipeline file edited\n" +
 			"since, say) are listed too. A version written inside its command's output (as the demo writes\n" +
-			"several) is compared with its place in NEW.",
+			"several) is compared with its place in NEW. NEW may not be DATASET, nor hold or lie in it, nor be\n" +
+			"an input the manifest records (exit code 2); a manifest that records a rerun as its command is\n" +
+			"refused (exit code 1).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &o.Output,
 				Usage: "where the rebuilt version is written (the recorded command's output is replaced by it)"},
@@ -67,9 +70,17 @@ func rerunCommand(s Streams) *cli.Command {
 	}
 }
 
+// rerunning marks the context of a command line that rerun runs: a
+// recorded command that is itself a rerun is refused, so that no manifest
+// can make reruns nest without end.
+type rerunning struct{}
+
 func runRerun(c *cli.Context, o *RerunOptions, path string, s Streams) error {
 	if _, _, err := dataset.Locate(path); err != nil {
 		return usageError{err}
+	}
+	if outer, ok := c.Context.Value(rerunning{}).(string); ok {
+		return fmt.Errorf("%s records a rerun (of %s) as the command that made it, and a rerun writes no version of its own: refusing to rerun it", outer, path)
 	}
 	plan, err := provenance.PlanRerun(path, o.Output, Version)
 	if err != nil {
@@ -90,6 +101,11 @@ func runRerun(c *cli.Context, o *RerunOptions, path string, s Streams) error {
 		if plan, err = provenance.PlanRerun(absPath, absOut, Version); err != nil {
 			return err
 		}
+	}
+	// The version rerun and what it was made from are inputs of the
+	// rebuild: the new output may not replace, hold or lie in them.
+	if err := dataset.ParseTarget(o.Output).Check(provenance.Sources(plan.M, plan.Manifest, plan.Root, true)); err != nil {
+		return fmt.Errorf("-o %s: %w", o.Output, err)
 	}
 	notes := s.Out
 	if o.JSON {
@@ -136,7 +152,8 @@ func runArgs(c *cli.Context, plan *provenance.Rerun, s Streams, cwd string) erro
 	}
 	app := NewApp(s)
 	app.Metadata = map[string]any{argsKey: plan.Args}
-	return app.RunContext(c.Context, interspersed(app, plan.Args))
+	ctx := context.WithValue(c.Context, rerunning{}, plan.Manifest)
+	return app.RunContext(ctx, interspersed(app, plan.Args))
 }
 
 // compareRebuilt reads the rebuilt version and compares it with the old.
