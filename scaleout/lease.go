@@ -23,7 +23,9 @@ import (
 // and removes it when it ends. A lease is alive until it expires; one of
 // a process on this host that is gone is dead at once. A copy that finds
 // the lease alive waits for it to end; one that finds it dead (stale)
-// takes it over.
+// takes it over. A task killed after its done marker was written leaves
+// a stale lease beside it, which the next run of the task, or of its
+// phase, removes (clearDoneLease).
 
 // LeaseTiming is how often a task renews its lease, and how long a lease
 // lives without renewal.
@@ -281,6 +283,27 @@ func (l *lease) release() {
 	}
 }
 
+// clearDoneLease removes the lease of task i of ph, which is done, when
+// the lease is stale: its holder was killed after it wrote the done
+// marker, before it released the lease. A live lease is its holder's to
+// release.
+func (p *Plan) clearDoneLease(ph Phase, i int) error {
+	path := p.markerPath(ph, i, running)
+	raw, cur, modified, err := readLease(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	if leaseState(cur, modified, time.Now(), host) == LeaseAlive {
+		return nil
+	}
+	_, err = storeOf(path).takeOver(path, raw, newToken())
+	return err
+}
+
 // waitLease takes the lease of task i of ph, waiting while a live lease
 // holds it (saying so once to progress). It returns nil when the task
 // got done meanwhile.
@@ -289,7 +312,7 @@ func (p *Plan) waitLease(ctx context.Context, ph Phase, i int, m Marker, timing 
 	said := false
 	for {
 		if p.isDone(ph, i) {
-			return nil, nil
+			return nil, p.clearDoneLease(ph, i)
 		}
 		l, taken, err := p.tryLease(ph, i, m, timing)
 		var held errHeld
