@@ -18,6 +18,7 @@ import (
 type RerunOptions struct {
 	Output       string
 	AllowChanged bool
+	Overwrite    bool
 	JSON         bool
 }
 
@@ -52,13 +53,17 @@ func rerunCommand(s Streams) *cli.Command {
 			"1 when it did not, with each difference. Effective settings that differ (a pipeline file edited\n" +
 			"since, say) are listed too. A version written inside its command's output (as the demo writes\n" +
 			"several) is compared with its place in NEW. NEW may not be DATASET, nor hold or lie in it, nor be\n" +
-			"an input the manifest records (exit code 2); a manifest that records a rerun as its command is\n" +
-			"refused (exit code 1).",
+			"an input the manifest records (exit code 2); an existing NEW is replaced only with --overwrite (the\n" +
+			"recorded command's own --overwrite is dropped). A manifest that records a rerun as its command is\n" +
+			"refused (exit code 1). The old version's files are checked against its manifest too: one that\n" +
+			"does not match it is not reproduced.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &o.Output,
 				Usage: "where the rebuilt version is written (the recorded command's output is replaced by it)"},
 			&cli.BoolFlag{Name: "allow-changed", Destination: &o.AllowChanged,
 				Usage: "run even when an input's bytes or the tool version changed since (the result then rarely reproduces)"},
+			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
+				Usage: "replace NEW when it is a sluice output (an --overwrite the recorded command had is not used)"},
 			versionJSONFlag(&o.JSON),
 		},
 		Action: action(func(c *cli.Context) error {
@@ -101,6 +106,9 @@ func runRerun(c *cli.Context, o *RerunOptions, path string, s Streams) error {
 		if plan, err = provenance.PlanRerun(absPath, absOut, Version); err != nil {
 			return err
 		}
+	}
+	if o.Overwrite {
+		plan.Overwrite()
 	}
 	// The version rerun and what it was made from are inputs of the
 	// rebuild: the new output may not replace, hold or lie in them.
@@ -180,6 +188,14 @@ func compareRebuilt(c *cli.Context, path string, plan *provenance.Rerun) (*Rerun
 	if err != nil {
 		return nil, err
 	}
+	// The old version is its files, not what its manifest says of them.
+	for _, p := range d.ProblemsA {
+		res.Differences = append(res.Differences, fmt.Sprintf("%s does not match its manifest: %s", path, p))
+	}
+	for _, p := range d.ProblemsB {
+		res.Differences = append(res.Differences, fmt.Sprintf("the rebuilt %s does not match its manifest: %s", plan.Output, p))
+	}
+	res.Reproduced = len(res.Differences) == 0
 	for _, ch := range d.Config.Options {
 		if ch.Key == "workers" || ch.Key == "overwrite" {
 			continue // how the run went, not what it made

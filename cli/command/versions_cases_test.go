@@ -409,3 +409,37 @@ func TestTraceShowsEveryRowOfAnID(t *testing.T) {
 	}
 	leftovers(t, ".")
 }
+
+// A rebuild replaces an existing output only when rerun is told to, not
+// because the recorded command had --overwrite; and a version whose files
+// are not what its manifest records does not reproduce, whatever the
+// rebuild wrote.
+func TestRerunReplacesOnlyWhenAskedAndChecksTheOldFiles(t *testing.T) {
+	inFreshDir(t, map[string]string{"in.jsonl": manyRows(30), "o.jsonl": manyRows(10)})
+	mustSluice(t, "convert", "in.jsonl", "-o", "v")
+	mustSluice(t, "convert", "in.jsonl", "-o", "v", "--overwrite")
+	mustSluice(t, "convert", "o.jsonl", "-o", "other")
+	before := snapshot(t, "other")
+	if _, errs := wantExit(t, 2, "rerun", "v", "-o", "other"); !strings.Contains(errs, "other: output already exists") {
+		t.Errorf("rerun onto an existing dataset: %s", errs)
+	}
+	if after := snapshot(t, "other"); after != before {
+		t.Errorf("other changed:\nbefore %s\nafter  %s", before, after)
+	}
+	var res RerunResult
+	jsonOf(t, 0, &res, "rerun", "v", "-o", "other", "--overwrite", "--json")
+	if !res.Reproduced || res.NewVersion != manifestOf(t, "v").VersionID || strings.Join(res.Command[1:], " ") != "convert in.jsonl -o other --overwrite" {
+		t.Errorf("rerun --overwrite: %+v", res)
+	}
+
+	mustSluice(t, "convert", "o.jsonl", "-o", "small")
+	copyTree(t, "v", "tampered")
+	copyFile(t, "small/data/part-00000.parquet", "tampered/data/part-00000.parquet")
+	out, errs := wantExit(t, 1, "rerun", "tampered", "-o", "again")
+	if !strings.Contains(out, "not reproduced: again is version "+manifestOf(t, "v").VersionID) ||
+		!strings.Contains(out, "  tampered does not match its manifest: changed: "+filepath.Join("tampered", "data", "part-00000.parquet")) ||
+		!strings.Contains(errs, "did not reproduce: tampered does not match its manifest") {
+		t.Errorf("rerun of a tampered version:\n%s%s", out, errs)
+	}
+	leftovers(t, ".")
+}
