@@ -297,8 +297,8 @@ func TestOneStateATask(t *testing.T) {
 
 // A task killed after it wrote its done marker, before it released its
 // lease, leaves a stale lease beside the marker: the next run of the
-// task, or a relaunch of its phase, removes it, leaves a live lease to
-// its holder, and runs nothing again.
+// task, or a relaunch, removes it, leaves a live lease to its holder,
+// and runs nothing again.
 func TestAStaleLeaseOfADoneTaskIsRemoved(t *testing.T) {
 	p, planPath, _ := smallPlan(t)
 	runPhases(t, p, p.Phases)
@@ -328,6 +328,10 @@ func TestAStaleLeaseOfADoneTaskIsRemoved(t *testing.T) {
 	}
 	if m, ok := readLeaseFile(t, p.Out, ph.Name, 0); ok {
 		t.Errorf("the lease of a killed holder is still there beside the done marker: %+v", m)
+	}
+	notes, err := p.PrepareRelaunch()
+	if err != nil || len(notes) != 1 || !strings.HasPrefix(notes[0], "phase "+ph.Name+" task 1 is done: removed the stale lease of node-9 (pid 77)") {
+		t.Errorf("relaunch: %q, %v", notes, err)
 	}
 	var progress bytes.Buffer
 	if err := RunLocal(context.Background(), p, planPath, 2, &progress); err != nil {

@@ -22,8 +22,7 @@ import (
 // is complete. The tasks run in parallel task processes, one a slot, each
 // running its slot's tasks one after the other (`sluice task PLAN
 // --serve`, see serve.go); a slot whose process ended starts another.
-// Tasks already done are not run again (a stale lease left beside one is
-// removed). Each attempt of a task writes its
+// Tasks already done are not run again. Each attempt of a task writes its
 // own log, OUT/_logs/<phase>-<index>.attempt-<n>.log. The tasks running
 // at once share the machine's cores: each runs with the plan's workers,
 // or its share of the cores when that is fewer (see taskWorkers).
@@ -42,8 +41,6 @@ func RunLocal(ctx context.Context, p *Plan, planPath string, parallel int, progr
 		for i := 0; i < ph.Tasks; i++ {
 			if !p.isDone(ph, i) {
 				todo = append(todo, i)
-			} else if err := p.clearDoneLease(ph, i); err != nil {
-				return err
 			}
 		}
 		if len(todo) == 0 {

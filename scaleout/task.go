@@ -86,7 +86,8 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 		return false, fmt.Errorf("phase %s has tasks 0 to %d, not %d", ph.Name, ph.Tasks-1, index)
 	}
 	if plan.isDone(ph, index) {
-		return false, plan.clearDoneLease(ph, index)
+		_, err := plan.clearDoneLease(ph, index)
+		return false, err
 	}
 	for _, before := range plan.Phases {
 		if before.Name == ph.Name {
