@@ -129,6 +129,14 @@ func Open(path string) (Version, error) {
 // record: every file of each is checked against its manifest first.
 func Compare(ctx context.Context, a, b Version, opts Options) (*Result, error) {
 	r := &Result{A: a, B: b}
+	var out *dataset.Output // RowsOut, begun before any work
+	if opts.RowsOut != "" && !opts.NoRows {
+		var err error
+		if out, err = beginRowsOut(a, b, opts.RowsOut); err != nil {
+			return nil, err
+		}
+		defer out.Abort()
+	}
 	var err error
 	if r.ProblemsA, err = problemsOf(ctx, a, opts); err != nil {
 		return nil, err
@@ -140,7 +148,7 @@ func Compare(ctx context.Context, a, b Version, opts Options) (*Result, error) {
 	r.Config = compareConfig(a.M, b.M)
 	r.Counts = compareCounts(a.M, b.M)
 	if !opts.NoRows {
-		rows, err := compareRows(ctx, a, b, opts)
+		rows, err := compareRows(ctx, a, b, opts, out)
 		if err != nil {
 			return nil, err
 		}

@@ -133,7 +133,10 @@ func isSet(bits []uint64, i int64) bool { return bits[i/64]&(1<<(i%64)) != 0 }
 
 type pair struct{ a, b int64 }
 
-func compareRows(ctx context.Context, a, b Version, opts Options) (*Rows, error) {
+// compareRows compares the rows of a and b; out, when not nil, is where
+// the rows that differ are written (Options.RowsOut), committed once
+// whole.
+func compareRows(ctx context.Context, a, b Version, opts Options, out *dataset.Output) (*Rows, error) {
 	if opts.IDField == "" {
 		opts.IDField = "id"
 	}
@@ -143,7 +146,7 @@ func compareRows(ctx context.Context, a, b Version, opts Options) (*Rows, error)
 	if opts.PartitionRows <= 0 {
 		opts.PartitionRows = DefaultPartitionRows
 	}
-	d := &rowDiff{opts: opts, mem: opts.Mem, nEx: max(opts.Examples, 0), texts: map[[2]int64]string{}, idsOf: map[int64]string{},
+	d := &rowDiff{opts: opts, mem: opts.Mem, out: out, nEx: max(opts.Examples, 0), texts: map[[2]int64]string{}, idsOf: map[int64]string{},
 		rows: &Rows{Examples: Examples{OnlyA: []Example{}, OnlyB: []Example{}, Changed: []ChangedExample{}}}}
 	if d.mem == nil {
 		d.mem = memory.DefaultAllocator
@@ -173,12 +176,6 @@ func compareRows(ctx context.Context, a, b Version, opts Options) (*Rows, error)
 	if d.noText && !d.byID {
 		d.rows.Key = "none"
 		return d.rows, d.count(ctx)
-	}
-	if opts.RowsOut != "" {
-		if err := d.beginRowsOut(a, b); err != nil {
-			return nil, err
-		}
-		defer d.out.Abort()
 	}
 	total := a.M.Counts.RowsOut + b.M.Counts.RowsOut
 	d.parts = int(max(1, (total+int64(opts.PartitionRows)-1)/int64(opts.PartitionRows)))
@@ -270,11 +267,11 @@ func (d *rowDiff) count(ctx context.Context) error {
 	return nil
 }
 
-// beginRowsOut begins the output of RowsOut, a dataset output of its own:
-// refused when it is, holds or lies in a or b, staged until both files
-// are whole.
-func (d *rowDiff) beginRowsOut(a, b Version) error {
-	t := dataset.Target{Path: filepath.Clean(d.opts.RowsOut), Kind: dataset.Directory}
+// beginRowsOut begins the output of Options.RowsOut, a dataset output
+// of its own: refused when it is, holds or lies in a or b, staged until
+// both files are whole.
+func beginRowsOut(a, b Version, dir string) (*dataset.Output, error) {
+	t := dataset.Target{Path: filepath.Clean(dir), Kind: dataset.Directory}
 	var sources input.Set
 	for _, v := range []Version{a, b} {
 		s := provenance.Sources(v.M, v.Manifest, v.Root, false)
@@ -282,14 +279,13 @@ func (d *rowDiff) beginRowsOut(a, b Version) error {
 		sources.Dirs = append(sources.Dirs, s.Dirs...)
 	}
 	if err := t.Check(sources); err != nil {
-		return fmt.Errorf("--rows-out: %w", err)
+		return nil, fmt.Errorf("--rows-out: %w", err)
 	}
 	out, err := dataset.Begin(t, false)
 	if err != nil {
-		return fmt.Errorf("--rows-out: %w", err)
+		return nil, fmt.Errorf("--rows-out: %w", err)
 	}
-	d.out = out
-	return nil
+	return out, nil
 }
 
 func (d *rowDiff) partPath(p int) string {
