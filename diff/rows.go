@@ -626,12 +626,7 @@ func hasColumn(files []string, name string) (bool, error) {
 	}
 	f := files[0]
 	if strings.HasSuffix(f, ".parquet") {
-		r, err := pqio.Open(memory.DefaultAllocator, f, 1)
-		if err != nil {
-			return false, err
-		}
-		defer r.Close()
-		s, err := r.Schema()
+		s, err := provenance.ParquetSchema(f)
 		if err != nil {
 			return false, err
 		}

@@ -75,7 +75,7 @@ func withARowColumn(files, columns []string) ([]string, error) {
 		if !strings.HasSuffix(f, ".parquet") {
 			continue
 		}
-		s, err := parquetSchema(f)
+		s, err := ParquetSchema(f)
 		if err != nil {
 			return nil, err
 		}
@@ -86,8 +86,8 @@ func withARowColumn(files, columns []string) ([]string, error) {
 	return out, nil
 }
 
-// parquetSchema reads the Arrow schema of a Parquet file from its footer.
-func parquetSchema(path string) (*arrow.Schema, error) {
+// ParquetSchema reads the Arrow schema of a Parquet file from its footer.
+func ParquetSchema(path string) (*arrow.Schema, error) {
 	r, err := pqio.Open(memory.DefaultAllocator, path, 1)
 	if err != nil {
 		return nil, err
