@@ -33,12 +33,6 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"most":     func(a, b int64) int64 { return max(a, b) },
 	"inc":      func(i int) int { return i + 1 },
 	"sub":      func(a, b int) int { return a - b },
-	"delta": func(a, b int64) string {
-		if a == b {
-			return "="
-		}
-		return fmt.Sprintf("%+d", b-a)
-	},
 }).Parse(pageText))
 
 // Snippet is the length at which example texts are cut.
