@@ -124,6 +124,11 @@ func richCorpus(t *testing.T, dir string, n int) (corpus, evals string) {
 			text.WriteString(richVocabulary[next()%len(richVocabulary)])
 		}
 		text.WriteByte('.')
+		// One row in eight repeats its first line: a signal of repeated
+		// lines, 0 in most rows.
+		if first, _, ok := strings.Cut(text.String(), ". "); ok && i%8 == 1 {
+			text.WriteString(strings.Repeat("\n"+first+".", 1+i%5))
+		}
 		// Sets 0 to 49 are planted in 1 to 5 rows each; the others nowhere.
 		if k := i % richEvalSets; k < 50 && i/richEvalSets < k%5+1 {
 			text.WriteString(" " + evalQuestionOf(k*3+i%3) + "?")
@@ -398,9 +403,21 @@ func TestCase26SignalBarsCountTheRowsOnEachSide(t *testing.T) {
 		t.Errorf("gopher_word_count is skewed: want a log axis and no bar with half the rows; log %v, tallest bar %d of %d",
 			wordCount.LogX, tallest, wordCount.Rows)
 	}
+	if dup := signalNamed(rep, "gopher_rep_dup_line_frac"); dup == nil || !dup.LogY || !strings.Contains(string(dup.Chart.SVG), "rows (log scale)") {
+		t.Errorf("gopher_rep_dup_line_frac, 0 in most rows, should count its rows on a log axis: %+v", dup)
+	}
 	if labels := thresholdLabel.FindAllString(string(wordCount.Chart.SVG), -1); len(labels) != 1 {
 		t.Errorf("gopher_word_count: %d threshold labels, want the one of min_word_count (max_word_count lies past the data)", len(labels))
 	}
+}
+
+func signalNamed(rep *report.Report, column string) *report.Signal {
+	for _, s := range rep.Signals {
+		if s.Column == column {
+			return s
+		}
+	}
+	return nil
 }
 
 // The contamination chart draws the top sets of many, the table lists
@@ -473,6 +490,57 @@ func TestCase26CompareChangeIsThisRunMinusTheCompared(t *testing.T) {
 			thousandsOf(mb.Counts.RowsOut), thousandsOf(ma.Counts.RowsOut), template.HTMLEscapeString(fmt.Sprintf("%+d", ma.Counts.RowsOut-mb.Counts.RowsOut)))} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the comparison does not show %s", want)
+		}
+	}
+}
+
+// On a chain of two datasets, the funnel's counts are those of the
+// manifests, the reasons those of removed/, and the languages those of a
+// direct count of the lang column, null included.
+func TestReportRichRunCountsMatchTheData(t *testing.T) {
+	dir := t.TempDir()
+	decon, clean := richRun(t, dir)
+	md, err := dataset.ReadManifest(filepath.Join(decon, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := dataset.ReadManifest(filepath.Join(clean, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := readPage(t, filepath.Join(dir, "r.html"), decon, clean)
+	want := map[string]int64{"rows_in": md.Counts.RowsIn, "rows_out": mc.Counts.RowsOut,
+		"removed": md.Counts.Removed + mc.Counts.Removed, "quarantined": md.Counts.Quarantined + mc.Counts.Quarantined}
+	if got := pageCounts(t, html); !equalCounts(got, want) {
+		t.Errorf("page counts %v, manifests %v", got, want)
+	}
+	rep, err := report.Gather(context.Background(), []string{decon, clean}, report.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := map[string]int64{}
+	for _, r := range datasettest.Rows(t, filepath.Join(decon, "removed")) {
+		removed[r["_stage"].(string)+"/"+r["_reason"].(string)]++
+	}
+	for _, r := range rep.Reasons {
+		if n := removed[r.Stage+"/"+r.Reason]; r.Rows != n || r.Manifest != n {
+			t.Errorf("%s/%s: the report counts %d (manifest %d), removed/ holds %d", r.Stage, r.Reason, r.Rows, r.Manifest, n)
+		}
+	}
+	langs := map[string]int64{}
+	for _, r := range datasettest.Rows(t, filepath.Join(clean, "data")) {
+		l, ok := r["lang"].(string)
+		if !ok {
+			l = "(null)"
+		}
+		langs[l]++
+	}
+	if len(rep.Languages) != len(langs) || langs["(null)"] == 0 {
+		t.Errorf("languages %+v, the data has %v", rep.Languages, langs)
+	}
+	for _, l := range rep.Languages {
+		if l.Rows != langs[l.Name] {
+			t.Errorf("language %s: %d rows in the report, %d in the data", l.Name, l.Rows, langs[l.Name])
 		}
 	}
 }
