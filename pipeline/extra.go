@@ -12,19 +12,20 @@ import (
 	"github.com/sluice-data/sluice/schema"
 )
 
-// A schema inferred from the first rows of the input has an _extra column
-// for the members of later rows it has no place for. Most runs find none:
-// then the column is left out of the Parquet outputs that hold it, kept
-// rows and removed rows each, before the commit. The decision is the
-// whole output's, so that its part files share one schema; a given schema
-// (as scale-out tasks get) and an object-store output, whose part files
+// A schema inferred from the first rows of a JSONL input has an _extra
+// column for the members of later rows it has no place for. Most runs
+// find none: then the column is left out of the Parquet outputs that hold
+// it, kept rows and removed rows each, before the commit. The decision is
+// the whole output's, so that its part files share one schema. A given
+// schema (as scale-out tasks get), Parquet inputs (whose _extra an
+// earlier step decided on) and an object-store output, whose part files
 // are uploaded as they are written, keep the column.
 
 // dropEmptyExtra leaves the _extra column out of the files of m's
 // outputs when it is null in every row of them, with the sizes and
 // hashes of the files updated.
 func (r *runner) dropEmptyExtra(m *dataset.Manifest) error {
-	if r.cfg.Schema != nil || blob.IsURL(r.cfg.Target.Path) {
+	if r.cfg.Schema != nil || r.cfg.Inputs[0].Format != input.JSONL || blob.IsURL(r.cfg.Target.Path) {
 		return nil
 	}
 	if err := dropEmptyColumn(r.cfg, m.Outputs, r.outSchema); err != nil {
