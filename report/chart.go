@@ -278,8 +278,8 @@ func (log1pScale) Normalize(min, max, x float64) float64 {
 }
 
 // log1pTicks marks a log1pScale axis at 0 and at 1, 2 and 5 times the
-// powers of ten, labelled short, the minor ones unlabelled when they
-// would crowd.
+// powers of ten, labelled short, the 2s and 5s unlabelled when the axis
+// spans more than three decades.
 type log1pTicks struct{}
 
 // Ticks implements plot.Ticker.
@@ -288,8 +288,14 @@ func (log1pTicks) Ticks(min, max float64) []plot.Tick {
 	if min <= 0 {
 		ticks = append(ticks, plot.Tick{Value: 0, Label: "0"})
 	}
-	decades := math.Log10(math.Max(max, 1)) - math.Log10(math.Max(min, 0.01))
-	for e := math.Floor(math.Log10(math.Max(min, 0.01))); math.Pow(10, e) <= max; e++ {
+	// Below 1 the scale is nearly linear: the marks start at 0.1, or at 1
+	// when the axis reaches 10 or more.
+	from := math.Max(min, 0.1)
+	if max >= 10 {
+		from = math.Max(min, 1)
+	}
+	decades := math.Log10(math.Max(max, 1)) - math.Log10(from)
+	for e := math.Floor(math.Log10(from)); math.Pow(10, e) <= max; e++ {
 		for _, m := range []float64{1, 2, 5} {
 			v := m * math.Pow(10, e)
 			if v < min || v > max {
