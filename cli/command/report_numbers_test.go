@@ -544,3 +544,34 @@ func TestReportRichRunCountsMatchTheData(t *testing.T) {
 		}
 	}
 }
+
+// The tokens of a chain that ends in a token count are the sums of the
+// n_tokens column, in all and per source, as the page's table lists them.
+func TestReportRichRunTokensMatchTheData(t *testing.T) {
+	dir := t.TempDir()
+	decon, clean := richRun(t, dir)
+	tok := filepath.Join(dir, "tok")
+	if code, _, errs := mainOutput("tokens", filepath.Join(clean, "data"), "-o", tok, "--add-column", "--group-by", "source"); code != 0 {
+		t.Fatalf("tokens: exit %d: %s", code, errs)
+	}
+	rep, err := report.Gather(context.Background(), []string{decon, clean, tok}, report.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	bySource := map[string]int64{}
+	for _, r := range datasettest.Rows(t, filepath.Join(tok, "data")) {
+		n := int64(r["n_tokens"].(float64))
+		total += n
+		bySource[r["source"].(string)] += n
+	}
+	if rep.Tokens == nil || rep.Tokens.Total != total || total == 0 {
+		t.Fatalf("tokens %+v, the data has %d", rep.Tokens, total)
+	}
+	html := readPage(t, filepath.Join(dir, "r.html"), decon, clean, tok)
+	for src, n := range bySource {
+		if !regexp.MustCompile(`<tr><td><bdi>` + src + `</bdi></td><td class="n">[0-9,]+</td><td class="n">` + thousandsOf(n) + `</td>`).MatchString(html) {
+			t.Errorf("the tokens table does not show %d tokens for %s", n, src)
+		}
+	}
+}
