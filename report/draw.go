@@ -305,17 +305,18 @@ func (s *Signal) binName(i int) string {
 	return fmt.Sprintf("%s %s to %s", s.Column, number(lo), number(hi))
 }
 
-// compareSeries are the shares of rows of s and other in the bars of s.
+// compareSeries are the shares of rows of other (A, the compared run) and
+// of s (B, this run) in the bars of s.
 func compareSeries(s, other *Signal) []series {
 	n := len(s.Bins)
-	a := series{Name: "this run", Color: otherColor, Values: make([]float64, n), Titles: make([]string, n)}
-	b := series{Name: "compared run", Color: "#f28e2b", Values: make([]float64, n), Titles: make([]string, n)}
+	a := series{Name: "A: compared run", Color: "#f28e2b", Values: make([]float64, n), Titles: make([]string, n)}
+	b := series{Name: "B: this run", Color: otherColor, Values: make([]float64, n), Titles: make([]string, n)}
 	theirs := other.countIn(s.Bins)
 	for i, bin := range s.Bins {
-		a.Values[i] = float64(bin.Rows()) / math.Max(1, float64(s.Rows)) * 100
-		b.Values[i] = float64(theirs[i]) / math.Max(1, float64(other.Rows)) * 100
-		a.Titles[i] = fmt.Sprintf("this run: %.2f%% of rows in %s", a.Values[i], s.binName(i))
-		b.Titles[i] = fmt.Sprintf("compared run: %.2f%% of rows in %s", b.Values[i], s.binName(i))
+		a.Values[i] = float64(theirs[i]) / math.Max(1, float64(other.Rows)) * 100
+		b.Values[i] = float64(bin.Rows()) / math.Max(1, float64(s.Rows)) * 100
+		a.Titles[i] = fmt.Sprintf("A, the compared run: %.2f%% of rows in %s", a.Values[i], s.binName(i))
+		b.Titles[i] = fmt.Sprintf("B, this run: %.2f%% of rows in %s", b.Values[i], s.binName(i))
 	}
 	return []series{a, b}
 }
