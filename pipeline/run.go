@@ -114,6 +114,7 @@ type runner struct {
 	w             *dataset.Writer // kept rows
 	rw            *dataset.Writer // removed rows, when some stage may remove any
 	removedSchema *arrow.Schema
+	outSchema     *arrow.Schema // of the kept rows
 	q             *dataset.Quarantine
 	m             *dataset.Manifest
 	stages        []dataset.StageCounts
@@ -159,6 +160,7 @@ func open(ctx context.Context, cfg Config, command []string, version string) (_ 
 		}
 	}
 	target := r.out.Target()
+	r.outSchema = outSchema
 	if r.w, err = dataset.NewWriter(cfg.Mem, target, outSchema, cfg.Output); err != nil {
 		return nil, err
 	}
@@ -277,6 +279,9 @@ func (r *runner) finish() (*dataset.Manifest, error) {
 		if m.Removed, err = r.rw.Close(); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.dropEmptyExtra(m); err != nil {
+		return nil, err
 	}
 	qpath, err := r.q.Close()
 	if err != nil {
