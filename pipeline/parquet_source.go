@@ -148,6 +148,9 @@ func (s *parquetSource) next(ctx context.Context) (unit, bool, error) {
 		if err != nil {
 			return unit{}, false, err
 		}
+		if err := input.CheckUnchanged(f); err != nil {
+			return unit{}, false, err
+		}
 		s.st[s.fi].Bytes, s.st[s.fi].Hash = f.Size, h
 		if f.RowGroups != ([2]int{}) {
 			// A slice's Size weighs its share; the manifest tells the file.
