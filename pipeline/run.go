@@ -70,7 +70,9 @@ type Config struct {
 
 // CheckInputs refuses inputs one run cannot read together: Parquet, WARC
 // and JSONL files mixed (the order given does not matter), and a stream
-// (standard input) with a full inference pass, which would read it twice.
+// (standard input, a pipe) with a full inference pass or with a stage that
+// needs another pass over the input (CheckRereads), which would read it
+// twice; the error for a stream wraps input.ErrReadOnce.
 func CheckInputs(cfg Config) error {
 	for _, f := range cfg.Inputs[1:] {
 		if f.Format != cfg.Inputs[0].Format {
@@ -79,12 +81,12 @@ func CheckInputs(cfg Config) error {
 				a.Format, b.Format, a.Label(), a.Format, b.Label(), b.Format)
 		}
 	}
-	for _, f := range cfg.Inputs {
-		if f.IsStream() && cfg.InferRows == InferAll && cfg.Schema == nil {
-			return fmt.Errorf("%s: --infer-rows all reads the input twice, which a stream cannot be; give --infer-rows N or a file", f.Label())
+	if cfg.InferRows == InferAll && cfg.Schema == nil {
+		if err := input.RefuseStreams(cfg.Inputs, "--infer-rows all"); err != nil {
+			return fmt.Errorf("%w; or give --infer-rows N", err)
 		}
 	}
-	return nil
+	return CheckRereads(cfg.Inputs, cfg.Stages)
 }
 
 // Run reads the inputs, passes every batch through the stages, writes the
