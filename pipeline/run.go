@@ -46,6 +46,11 @@ type Config struct {
 	MaxLineBytes int            `json:"max_line_bytes"`
 	TextField    string         `json:"text_field"`
 	WARCTypes    []string       `json:"warc_types,omitempty"` // WARC record types read as rows
+	// Limit, when above 0, is how many input rows the run reads: the
+	// first Limit lines, records or Parquet rows in input order (those
+	// quarantined among them), and nothing after them. rows_in counts
+	// them; the manifest's options record the limit.
+	Limit int64 `json:"limit,omitempty"`
 	// Columns, when set, are the only top-level columns read from Parquet
 	// inputs (a scan pass that needs the text and the id reads no more).
 	Columns []string `json:"columns,omitempty"`

@@ -44,6 +44,7 @@ type ConvertOptions struct {
 	WARCTypes        string
 	AllowIncomplete  bool
 	Lineage          bool
+	Limit            int64
 	Report
 }
 
@@ -96,9 +97,23 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "read a dataset directory that has part files but no manifest (a run that did not finish) instead of refusing it"},
 		&cli.BoolFlag{Name: "lineage", Destination: &o.Lineage,
 			Usage: "add _src_file and _src_row (line, Parquet row or WARC record offset) to every kept and removed row; kept when the input has them"},
+		limitFlag(&o.Limit),
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
 			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
 	}, reportFlags(&o.Report)...)
+}
+
+// limitFlag is --limit N, which every command that reads rows into a
+// pipeline has: read the first N rows of the input only.
+func limitFlag(dest *int64) cli.Flag {
+	return &cli.Int64Flag{Name: "limit", Destination: dest,
+		Usage: "read only the first N rows of the input (lines, records or Parquet rows, in input order), to try a command on a few; the manifest counts those and records the limit",
+		Action: func(_ *cli.Context, n int64) error {
+			if n < 1 {
+				return usagef("--limit must be at least 1, not %d", n)
+			}
+			return nil
+		}}
 }
 
 func outputFlags(o *ConvertOptions) []cli.Flag {
@@ -144,7 +159,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	cfg := pipeline.Config{
 		Overwrite: o.Overwrite, Workers: o.Workers, BatchRows: o.BatchRows, Strict: o.Strict,
 		MaxDepth: o.MaxDepth, TextField: o.TextField, SchemaFile: o.SchemaFile,
-		Lineage: o.Lineage, Started: time.Now(),
+		Lineage: o.Lineage, Limit: o.Limit, Started: time.Now(),
 	}
 	if len(args) == 0 {
 		bad("no input given (IN... -o OUT)")

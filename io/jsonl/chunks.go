@@ -160,6 +160,19 @@ func (r *ChunkReader) Next() (*Chunk, error) {
 	return c, nil
 }
 
+// Stop ends the reading where it is: the file being read is closed, with
+// the bytes read of it so far and their hash as its counts, and Next
+// returns io.EOF from then on.
+func (r *ChunkReader) Stop() {
+	if r.stream != nil {
+		st := &r.stats[r.fi]
+		st.Bytes, st.Hash = r.stream.RawBytes(), r.stream.Hash()
+		r.stream.Close()
+		r.stream, r.lines = nil, nil
+	}
+	r.fi = len(r.files)
+}
+
 func (r *ChunkReader) open() error {
 	f := r.files[r.fi]
 	r.stats[r.fi].File = f
