@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -213,5 +214,32 @@ func TestStreamInputIsRefusedBeforeASecondPass(t *testing.T) {
 	file, _ := input.Stat(filepath.Join(dir, "a.jsonl"))
 	if err := PrepareGlobals([]input.File{file}, []Stage{g}, func([]Stage, string) error { ran++; return nil }); err != nil || ran != 1 {
 		t.Fatalf("global stage over a file: %v, %d passes", err, ran)
+	}
+}
+
+// TestParquetChangedWhileReadFailsTheRun rewrites a Parquet input once
+// its reading has begun: the run fails naming it.
+func TestParquetChangedWhileReadFailsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "a.parquet")
+	cfg := testConfig(t, pq, writeFile(t, dir, "a.jsonl", jsonlRows("a", 400)))
+	cfg.BatchRows = 10
+	run(t, cfg)
+	cfg = testConfig(t, filepath.Join(dir, "out"), pq)
+	cfg.BatchRows = 10
+	changed := false
+	cfg.Progress = func(done, total int64) {
+		if !changed {
+			changed = true
+			// Rewritten in place: the same size, a later modification.
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(pq, later, later); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	_, err := Run(context.Background(), cfg, nil, "test")
+	if !changed || !errors.Is(err, input.ErrChanged) || !strings.Contains(err.Error(), pq) {
+		t.Fatalf("run over a Parquet file changed while read: %v", err)
 	}
 }

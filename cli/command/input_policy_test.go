@@ -69,8 +69,16 @@ func TestTwoPassCommandsRefuseAStream(t *testing.T) {
 			t.Errorf("sluice %v changed the previous output", args)
 		}
 	}
+	labelled := `{"text":"good words here","label":"a"}` + "\n" + `{"text":"bad words there","label":"b"}` + "\n"
+	code, _, stderr := sluiceIn(t, labelled, "classify", "train", "-", "--label-field", "label", "--balance", "-o", "m.bin")
+	if code != 2 || !strings.Contains(stderr, "stdin: --balance reads the input twice") {
+		t.Errorf("classify train --balance on standard input: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat("m.bin"); err == nil {
+		t.Errorf("classify train --balance on standard input wrote a model")
+	}
 	fifoOf(t, "rows.fifo", rows)
-	code, _, stderr := sluiceIn(t, "", "dedup", "lines", "rows.fifo", "-o", "o", "--overwrite")
+	code, _, stderr = sluiceIn(t, "", "dedup", "lines", "rows.fifo", "-o", "o", "--overwrite")
 	if code != 2 || !strings.Contains(stderr, "rows.fifo: stage dedup_lines reads the input twice") {
 		t.Errorf("dedup lines on a FIFO: exit %d, %s", code, stderr)
 	}

@@ -13,55 +13,64 @@ import (
 // looked at it and the end of its reading.
 var ErrChanged = errors.New("the file changed while it was read")
 
-// stamp is what Stat saw of a local file: its size and modification time.
-type stamp struct {
+// Stamp is what a local file looked like when its reading began: its size
+// and modification time.
+type Stamp struct {
 	size    int64
 	modTime time.Time
 }
 
-// stampOf records what st says of a file.
-func stampOf(st os.FileInfo) *stamp { return &stamp{size: st.Size(), modTime: st.ModTime()} }
+// StampOf returns the stamp of the local file at path.
+func StampOf(path string) (Stamp, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Stamp{}, err
+	}
+	return stampOf(st), nil
+}
+
+func stampOf(st os.FileInfo) Stamp { return Stamp{size: st.Size(), modTime: st.ModTime()} }
 
 // differs describes how st differs from s, or returns "".
-func (s *stamp) differs(st os.FileInfo) string {
+func (s Stamp) differs(st os.FileInfo) string {
 	switch {
 	case st.Size() != s.size:
-		return fmt.Sprintf("%d bytes when it was opened, %d now", s.size, st.Size())
+		return fmt.Sprintf("%d bytes when its reading began, %d now", s.size, st.Size())
 	case !st.ModTime().Equal(s.modTime):
-		return fmt.Sprintf("modified at %s since it was opened (at %s)", st.ModTime().Format(time.RFC3339Nano), s.modTime.Format(time.RFC3339Nano))
+		return fmt.Sprintf("modified at %s, after its reading began (it was last modified at %s)",
+			st.ModTime().Format(time.RFC3339Nano), s.modTime.Format(time.RFC3339Nano))
 	}
 	return ""
 }
 
-// CheckUnchanged returns an error wrapping ErrChanged when the local file
-// f no longer has the size and modification time it had when Stat saw it.
-// Readers that open a file by its path themselves (Parquet) call it once
-// they have read it; Open checks the files it opens.
-func CheckUnchanged(f File) error {
-	if f.stamp == nil {
-		return nil
-	}
+// Check returns an error wrapping ErrChanged, naming f, when the file at
+// f.Path no longer has the size and modification time of s. Readers that
+// open a file by its path themselves (Parquet) take its stamp before they
+// read it and check it once they have; Open checks the files it opens.
+func (s Stamp) Check(f File) error {
 	st, err := os.Stat(f.Path)
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", f.Label(), ErrChanged, err)
 	}
-	if d := f.stamp.differs(st); d != "" {
+	if d := s.differs(st); d != "" {
 		return fmt.Errorf("%s: %w: %s", f.Label(), ErrChanged, d)
 	}
 	return nil
 }
 
 // guard reads a local file (or a span of it) and, at its end, checks that
-// every byte expected was read and that the file still is as Stat saw it:
-// a file cut short while it is read would otherwise look like a shorter
-// file. Its error, once it has one, is returned by every later Read.
+// every byte expected was read and that the file still is as it was when
+// it was opened: a file cut short while it is read would otherwise look
+// like a shorter file. Its error, once it has one, is returned by every
+// later Read.
 type guard struct {
-	r    io.Reader
-	fh   *os.File
-	file File
-	want int64 // the bytes the read should give: the file's size, or its span's
-	n    int64
-	err  error
+	r     io.Reader
+	fh    *os.File
+	file  File
+	stamp Stamp
+	want  int64 // the bytes the read should give: the file's size, or its span's
+	n     int64
+	err   error
 }
 
 func (g *guard) Read(p []byte) (int, error) {
@@ -88,7 +97,7 @@ func (g *guard) check() error {
 	if g.n != g.want {
 		return fmt.Errorf("%s: %w: %d bytes expected, %d read (%d bytes now)", g.file.Label(), ErrChanged, g.want, g.n, st.Size())
 	}
-	if d := g.file.stamp.differs(st); d != "" {
+	if d := g.stamp.differs(st); d != "" {
 		return fmt.Errorf("%s: %w: %s", g.file.Label(), ErrChanged, d)
 	}
 	return nil

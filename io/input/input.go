@@ -69,9 +69,6 @@ type File struct {
 	// pipe is set for a stream input (standard input, a pipe): the
 	// stream Stat peeked at, which Open reads from its start.
 	pipe *pipe
-	// stamp is the size and modification time of a local file when Stat
-	// saw it; Open checks that the file still has them once it is read.
-	stamp *stamp
 }
 
 // Span is the part [Lo, Hi) of a file's bytes that a split of it reads,
@@ -405,7 +402,6 @@ func Stat(path string) (File, error) {
 	if st.Mode().IsRegular() && path != Stdin {
 		defer fh.Close()
 		file.Size = st.Size()
-		file.stamp = stampOf(st)
 		head = make([]byte, headBytes)
 		n, _ := io.ReadFull(fh, head)
 		head = head[:n]
@@ -532,10 +528,10 @@ type Stream struct {
 }
 
 // Open opens f for reading its decompressed bytes. A stream input (see
-// Stat) can be opened once. A local file Stat described is checked at the
-// end of its reading: when fewer or more bytes were read than it had, or
-// its size or modification time changed, the read fails with an error
-// wrapping ErrChanged instead of ending.
+// Stat) can be opened once. A local file is checked at the end of its
+// reading: when fewer or more bytes were read than it had when it was
+// opened, or its size or modification time changed since, the read fails
+// with an error wrapping ErrChanged instead of ending.
 func Open(f File) (*Stream, error) {
 	var raw io.Reader
 	var fh io.Closer
@@ -568,13 +564,16 @@ func Open(f File) (*Stream, error) {
 			}
 			raw = io.LimitReader(lf, f.Span.Hi-f.Span.Lo)
 		}
-		if f.stamp != nil {
-			want := f.stamp.size
-			if !f.Span.IsZero() {
-				want = f.Span.Hi - f.Span.Lo
-			}
-			raw = &guard{r: raw, fh: lf, file: f, want: want}
+		st, err := lf.Stat()
+		if err != nil {
+			fh.Close()
+			return nil, err
 		}
+		g := &guard{r: raw, fh: lf, file: f, stamp: stampOf(st), want: st.Size()}
+		if !f.Span.IsZero() {
+			g.want = f.Span.Hi - f.Span.Lo
+		}
+		raw = g
 	}
 	cr := NewHashingReader(raw)
 	s := &Stream{file: fh, counter: cr}

@@ -132,12 +132,17 @@ func TestFileCutShortWhileReadFails(t *testing.T) {
 			if _, err := io.ReadFull(s, make([]byte, 1024)); err != nil {
 				t.Fatal(err)
 			}
+			opened, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := change(path); err != nil {
 				t.Fatal(err)
 			}
 			// A coarse clock may give the rewrite the time of the first
 			// write: move it on, as a later write would.
-			if err := os.Chtimes(path, f.stamp.modTime, f.stamp.modTime.Add(time.Second)); err != nil {
+			later := opened.ModTime().Add(time.Second)
+			if err := os.Chtimes(path, later, later); err != nil {
 				t.Fatal(err)
 			}
 			_, err = io.Copy(io.Discard, s)
