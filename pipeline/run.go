@@ -51,6 +51,10 @@ type Config struct {
 	// quarantined among them), and nothing after them. rows_in counts
 	// them; the manifest's options record the limit.
 	Limit int64 `json:"limit,omitempty"`
+	// InputLinks are the symbolic links to folders that the scan of the
+	// input directories followed (input.Set.Links), recorded so that the
+	// manifest tells where files under them came from.
+	InputLinks []string `json:"input_links,omitempty"`
 	// Columns, when set, are the only top-level columns read from Parquet
 	// inputs (a scan pass that needs the text and the id reads no more).
 	Columns []string `json:"columns,omitempty"`
@@ -86,7 +90,7 @@ func CheckInputs(cfg Config) error {
 				a.Format, b.Format, a.Label(), a.Format, b.Label(), b.Format)
 		}
 	}
-	if cfg.InferRows == InferAll && cfg.Schema == nil {
+	if rows, _ := inferRows(cfg); rows == InferAll && cfg.Schema == nil {
 		if err := input.RefuseStreams(cfg.Inputs, "--infer-rows all"); err != nil {
 			return fmt.Errorf("%w; or give --infer-rows N", err)
 		}

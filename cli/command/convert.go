@@ -235,7 +235,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	if err != nil {
 		return cfg, usageError{err}
 	}
-	cfg.Inputs = set.Files
+	cfg.Inputs, cfg.InputLinks = set.Files, set.Links
 	if err := cfg.Target.Check(set); err != nil {
 		return cfg, usageError{err}
 	}
@@ -283,6 +283,9 @@ func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		fmt.Fprintf(w, ", %d with invalid UTF-8 repaired", m.Counts.UTF8Repaired)
 	}
 	fmt.Fprintf(w, "\n%d file(s), %s, in %.2fs (%.1f MB/s)\n", len(m.Outputs), humanBytes(bytesOut), m.WallSecs, mbps)
+	if cfg, ok := m.Options.(pipeline.Config); ok {
+		printReading(w, cfg, m)
+	}
 	if t.Kind != dataset.Stdout {
 		fmt.Fprintf(w, "manifest: %s\n", t.SidePath("manifest.json"))
 		printVersion(w, m)
@@ -292,5 +295,17 @@ func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	}
 	for _, e := range m.Errors {
 		fmt.Fprintf(w, "input error: %s\n", e)
+	}
+}
+
+// printReading says what of the input a run read when that is not simply
+// every file named: the first rows only (--limit), folders reached through
+// links.
+func printReading(w io.Writer, cfg pipeline.Config, m *dataset.Manifest) {
+	if cfg.Limit > 0 && m.Counts.RowsIn == cfg.Limit {
+		fmt.Fprintf(w, "--limit %d: the first %d rows of the input were read, no more\n", cfg.Limit, cfg.Limit)
+	}
+	if n := len(cfg.InputLinks); n > 0 {
+		fmt.Fprintf(w, "%d linked folder(s) followed: %s\n", n, strings.Join(cfg.InputLinks, ", "))
 	}
 }

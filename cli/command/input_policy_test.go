@@ -2,6 +2,7 @@ package command
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -122,14 +123,24 @@ func TestLinkedFoldersOfAnInputDirectoryAreRead(t *testing.T) {
 	if err := os.Symlink("../elsewhere", "corp/linked"); err != nil {
 		t.Fatal(err)
 	}
-	mustSluice(t, "", "convert", "corp", "-o", "out")
+	code, stdout, stderr := sluiceIn(t, "", "convert", "corp", "-o", "out")
+	if code != 0 || !strings.Contains(stdout, "1 linked folder(s) followed: corp/linked") {
+		t.Errorf("convert corp: exit %d, %s%s", code, stdout, stderr)
+	}
 	if got := manifestCounts(t, "out/manifest.json"); got != [4]int64{7, 7, 0, 0} {
 		t.Errorf("convert corp: counts %v, want the 7 rows under it and its link", got)
+	}
+	m, err := dataset.ReadManifest("out/manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts, _ := m.Options.(map[string]any); fmt.Sprint(opts["input_links"]) != "[corp/linked]" {
+		t.Errorf("the manifest's options do not list the link: %v", m.Options)
 	}
 	if err := os.Symlink("..", "elsewhere/more/up"); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := sluiceIn(t, "", "convert", "corp", "-o", "out2")
+	code, _, stderr = sluiceIn(t, "", "convert", "corp", "-o", "out2")
 	if code != 2 || !strings.Contains(stderr, "corp/linked/more/up: a symbolic link to") || !strings.Contains(stderr, "loop") {
 		t.Errorf("a link loop: exit %d, %s", code, stderr)
 	}
@@ -180,7 +191,10 @@ func TestLimitReadsTheFirstRowsOfTheInput(t *testing.T) {
 		"near":  {"dedup", "minhash", "a.jsonl", "c.jsonl", "-o", "near", "--limit", "4"},
 		"r":     {"run", "p.yaml", "--limit", "4"},
 	} {
-		mustSluice(t, "", args...)
+		code, stdout, stderr := sluiceIn(t, "", args...)
+		if code != 0 || !strings.Contains(stdout, "--limit 4: the first 4 rows of the input were read") {
+			t.Errorf("%v: exit %d, %s%s", args, code, stdout, stderr)
+		}
 		m, err := dataset.ReadManifest(out + "/manifest.json")
 		if err != nil {
 			t.Fatal(err)
