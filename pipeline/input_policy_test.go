@@ -115,6 +115,19 @@ func TestLimitCutsParquetAndWARCInputsInOrder(t *testing.T) {
 	if m.Counts.RowsIn != 6 || m.Counts.RowsOut != 5 || m.Counts.Quarantined != 1 || m.Inputs[0].Rows != 6 {
 		t.Fatalf("counts %+v inputs %+v", m.Counts, m.Inputs)
 	}
+
+	// More files than the limit reaches, read ahead by several workers.
+	var many []string
+	for i := 0; i < 4; i++ {
+		p, _ := writeWARC(t, dir, fmt.Sprintf("m%d.warc.gz", i), 30)
+		many = append(many, p)
+	}
+	cfg = testConfig(t, filepath.Join(dir, "many.jsonl"), many...)
+	cfg.BatchRows, cfg.Workers, cfg.Limit = 8, 4, 50 // 40 records a file
+	m = run(t, cfg)
+	if m.Counts.RowsIn != 50 || m.Inputs[0].Rows != 40 || m.Inputs[1].Rows != 10 || m.Inputs[2].Rows != 0 || m.Inputs[0].Bytes == 0 {
+		t.Fatalf("counts %+v inputs %+v", m.Counts, m.Inputs)
+	}
 }
 
 // TestTruncatedPlainFileFailsTheRun truncates a plain JSONL file after

@@ -137,6 +137,12 @@ func TestLinkedFoldersOfAnInputDirectoryAreRead(t *testing.T) {
 	if opts, _ := m.Options.(map[string]any); fmt.Sprint(opts["input_links"]) != "[corp/linked]" {
 		t.Errorf("the manifest's options do not list the link: %v", m.Options)
 	}
+	// The folder a link leads to is an input folder: an output there is
+	// refused, as one in corp/ is.
+	code, _, stderr = sluiceIn(t, "", "convert", "corp", "-o", "elsewhere/out")
+	if code != 2 || !strings.Contains(stderr, "input") {
+		t.Errorf("an output in a linked folder: exit %d, %s", code, stderr)
+	}
 	if err := os.Symlink("..", "elsewhere/more/up"); err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,7 @@ type Set struct {
 	// inside one of them would be read back by the next run.
 	Dirs []string
 	// Links are the symbolic links to folders that the scan of a directory
-	// followed, in the order found.
+	// followed, in the order found; they are among Dirs too.
 	Links []string
 }
 
@@ -218,6 +218,7 @@ func Scan(args []string, opts ScanOptions) (Set, error) {
 				return set, fmt.Errorf("%s: directory holds no .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .warc[.gz] file", p)
 			}
 			set.Links = append(set.Links, ds.links...)
+			set.Dirs = append(set.Dirs, ds.links...) // scanned too: an output there would be read back
 			sort.Strings(ds.found)
 			for _, f := range ds.found {
 				add(f)
