@@ -74,6 +74,9 @@ func (c Config) Validate() error {
 	if c.TextField == "" {
 		bad("--text-field must name a column")
 	}
+	if c.Limit < 0 {
+		bad("--limit must be at least 1")
+	}
 	o := c.Output // zero limits mean none
 	if o.MaxFileRows < 0 {
 		bad("--max-file-rows must be at least 1")

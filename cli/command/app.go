@@ -18,6 +18,7 @@ import (
 
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
 	"github.com/urfave/cli/v2"
 )
 
@@ -56,8 +57,8 @@ func action(run func(c *cli.Context) error) cli.ActionFunc {
 		if err == nil || errors.As(err, &u) {
 			return err
 		}
-		if errors.Is(err, dataset.ErrRefused) {
-			return usageError{err} // an output sluice will not write: the user's to change
+		if errors.Is(err, dataset.ErrRefused) || errors.Is(err, input.ErrReadOnce) {
+			return usageError{err} // an output sluice will not write, an input it cannot read as asked: the user's to change
 		}
 		return jobError{err}
 	}

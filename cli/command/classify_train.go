@@ -246,6 +246,15 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 	training := func(ex labelled) bool { return o.Split >= 1 || inSplit(ex.text, o.Split) }
 	var keep func(labelled) bool
 	if o.Balance {
+		for _, g := range groups {
+			files, err := input.Expand(g)
+			if err != nil {
+				return usageError{err}
+			}
+			if err := input.RefuseStreams(files, "--balance"); err != nil {
+				return usageError{err}
+			}
+		}
 		hashes := map[string][]uint64{}
 		err := each(func(ex labelled) error {
 			if training(ex) {

@@ -44,6 +44,7 @@ type ConvertOptions struct {
 	WARCTypes        string
 	AllowIncomplete  bool
 	Lineage          bool
+	Limit            int64
 	Report
 }
 
@@ -96,9 +97,23 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "read a dataset directory that has part files but no manifest (a run that did not finish) instead of refusing it"},
 		&cli.BoolFlag{Name: "lineage", Destination: &o.Lineage,
 			Usage: "add _src_file and _src_row (line, Parquet row or WARC record offset) to every kept and removed row; kept when the input has them"},
+		limitFlag(&o.Limit),
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
 			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
 	}, reportFlags(&o.Report)...)
+}
+
+// limitFlag is --limit N, which every command that reads rows into a
+// pipeline has: read the first N rows of the input only.
+func limitFlag(dest *int64) cli.Flag {
+	return &cli.Int64Flag{Name: "limit", Destination: dest,
+		Usage: "read only the first N rows of the input (lines, records or Parquet rows, in input order), to try a command on a few; the manifest counts those and records the limit",
+		Action: func(_ *cli.Context, n int64) error {
+			if n < 1 {
+				return usagef("--limit must be at least 1, not %d", n)
+			}
+			return nil
+		}}
 }
 
 func outputFlags(o *ConvertOptions) []cli.Flag {
@@ -144,7 +159,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	cfg := pipeline.Config{
 		Overwrite: o.Overwrite, Workers: o.Workers, BatchRows: o.BatchRows, Strict: o.Strict,
 		MaxDepth: o.MaxDepth, TextField: o.TextField, SchemaFile: o.SchemaFile,
-		Lineage: o.Lineage, Started: time.Now(),
+		Lineage: o.Lineage, Limit: o.Limit, Started: time.Now(),
 	}
 	if len(args) == 0 {
 		bad("no input given (IN... -o OUT)")
@@ -220,7 +235,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	if err != nil {
 		return cfg, usageError{err}
 	}
-	cfg.Inputs = set.Files
+	cfg.Inputs, cfg.InputLinks = set.Files, set.Links
 	if err := cfg.Target.Check(set); err != nil {
 		return cfg, usageError{err}
 	}
@@ -268,6 +283,9 @@ func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		fmt.Fprintf(w, ", %d with invalid UTF-8 repaired", m.Counts.UTF8Repaired)
 	}
 	fmt.Fprintf(w, "\n%d file(s), %s, in %.2fs (%.1f MB/s)\n", len(m.Outputs), humanBytes(bytesOut), m.WallSecs, mbps)
+	if cfg, ok := m.Options.(pipeline.Config); ok {
+		printReading(w, cfg, m)
+	}
 	if t.Kind != dataset.Stdout {
 		fmt.Fprintf(w, "manifest: %s\n", t.SidePath("manifest.json"))
 		printVersion(w, m)
@@ -277,5 +295,17 @@ func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	}
 	for _, e := range m.Errors {
 		fmt.Fprintf(w, "input error: %s\n", e)
+	}
+}
+
+// printReading says what of the input a run read when that is not simply
+// every file named: the first rows only (--limit), folders reached through
+// links.
+func printReading(w io.Writer, cfg pipeline.Config, m *dataset.Manifest) {
+	if cfg.Limit > 0 && m.Counts.RowsIn == cfg.Limit {
+		fmt.Fprintf(w, "--limit %d: the first %d rows of the input were read, no more\n", cfg.Limit, cfg.Limit)
+	}
+	if n := len(cfg.InputLinks); n > 0 {
+		fmt.Fprintf(w, "%d linked folder(s) followed: %s\n", n, strings.Join(cfg.InputLinks, ", "))
 	}
 }
