@@ -195,3 +195,53 @@ func untagged(t reflect.Type, path []string, out *[]string) {
 		}
 	}
 }
+
+// Field is a number field of an options struct: its keys, its kind and
+// the range it takes (Any: every value of its kind).
+type Field struct {
+	Path  []string
+	Kind  reflect.Kind
+	Range Range
+	Any   bool
+}
+
+// Fields lists the number fields of struct type t, as Struct checks them,
+// so that tests can try values out of range on every one.
+func Fields(t reflect.Type) []Field {
+	var out []Field
+	fields(t, nil, &out)
+	return out
+}
+
+func fields(t reflect.Type, path []string, out *[]Field) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		key, inline, skip := yamlKey(sf)
+		switch {
+		case skip:
+		case inline:
+			fields(sf.Type, path, out)
+		default:
+			p := append(path[:len(path):len(path)], key)
+			ft := sf.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			tag := sf.Tag.Get("limit")
+			if isNumber(ft.Kind()) {
+				f := Field{Path: p, Kind: ft.Kind(), Range: Default, Any: tag == "any"}
+				if tag != "" && tag != "any" {
+					f.Range = MustParse(tag)
+				}
+				*out = append(*out, f)
+			}
+			fields(ft, p, out)
+		}
+	}
+}
