@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -57,6 +58,10 @@ func ReadEvals(files []input.File, o EvalOptions) ([]EvalSet, []Example, error) 
 	sets := setNames(files)
 	var examples []Example
 	for i, f := range files {
+		// The sets are held in memory: each is a bounded side file.
+		if err := sidefile.Input(f, sidefile.EvalSet); err != nil {
+			return nil, nil, err
+		}
 		var err error
 		if f.Format == input.Parquet {
 			examples, err = readParquet(f, i, o, examples)

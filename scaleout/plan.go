@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"os"
 	"path/filepath"
 	"time"
@@ -125,7 +126,7 @@ func (s Settings) config(inputs []input.File) (pipeline.Config, error) {
 		// Inferred from every row (no _extra): no row needs _extra.
 		cfg.Strict = cfg.Strict || !s.SchemaExtra
 	} else if s.SchemaFile != "" {
-		data, err := os.ReadFile(s.SchemaFile)
+		data, err := sidefile.ReadFile(s.SchemaFile, sidefile.Schema)
 		if err != nil {
 			return cfg, err
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/sluice-data/sluice/internal/sidefile"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,7 +59,7 @@ func NewURLFilter(p URLFilterParams, annotate bool) (*URLFilter, error) {
 		if l.path == "" {
 			continue
 		}
-		data, err := os.ReadFile(l.path)
+		data, err := sidefile.ReadFile(l.path, sidefile.BlockList)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluice-data/sluice/budget"
 	"github.com/sluice-data/sluice/internal/limit"
+	"github.com/sluice-data/sluice/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,11 +24,11 @@ import (
 // over the name alone. A numeric flag missing here is held to
 // limit.Default, and TestEveryNumericFlagDeclaresItsRange fails.
 var flagRanges = map[string]limit.Range{
-	"--workers":             limit.Closed(1, 4096),
-	"--batch-rows":          limit.Closed(1, 1<<24),
-	"--max-depth":           limit.Closed(1, 10_000),
-	"--compression-level":   limit.Closed(1, 22),
-	"--max-file-rows":       limit.Closed(1, 1e15),
+	"--workers":             limit.Closed(0, pipeline.WorkersRange.Hi), // 0: every core
+	"--batch-rows":          pipeline.BatchRowsRange,
+	"--max-depth":           pipeline.MaxDepthRange,
+	"--compression-level":   pipeline.LevelRange,
+	"--max-file-rows":       pipeline.MaxFileRowsRange,
 	"--lang-min-score":      limit.Fraction,
 	"--min-fraction":        limit.Fraction,
 	"--threshold":           limit.Fraction,
@@ -75,12 +76,8 @@ var flagRanges = map[string]limit.Range{
 	"decontaminate --min-fraction": limit.Fraction,
 }
 
-// Byte sizes, counts and lists of numbers given as strings.
+// Counts and weights of the budget, given as strings.
 var (
-	bufferSize = limit.Closed(1, 4<<30)
-	pageSize   = limit.Closed(1<<10, 1<<30)
-	fileSize   = limit.Closed(1<<10, 1<<50)
-	rowCount   = limit.Closed(1, 1e12)
 	tokenCount = limit.Positive(1e18)
 	mixWeight  = limit.Closed(0, 1e12)
 )
@@ -88,11 +85,11 @@ var (
 // numberStrings are the string flags that hold numbers, by name (or
 // "COMMAND --flag"), each with the check of its value.
 var numberStrings = map[string]func(name, v string) error{
-	"--batch-bytes":      sizeIn(bufferSize),
-	"--max-line-bytes":   sizeIn(bufferSize),
-	"--page-bytes":       sizeIn(pageSize),
-	"--max-file-bytes":   sizeIn(fileSize),
-	"--infer-rows":       orAll(intIn(rowCount)),
+	"--batch-bytes":      sizeIn(pipeline.BatchBytesRange),
+	"--max-line-bytes":   sizeIn(pipeline.MaxLineBytesRange),
+	"--page-bytes":       sizeIn(pipeline.PageBytesRange),
+	"--max-file-bytes":   sizeIn(pipeline.MaxFileBytesRange),
+	"--infer-rows":       orAll(intIn(pipeline.InferRowsRange)),
 	"--tokens":           countIn(tokenCount),
 	"--docs":             countIn(tokenCount),
 	"--tokens-per-doc":   countIn(tokenCount),

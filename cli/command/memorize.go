@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"os"
 	"strconv"
@@ -367,6 +368,9 @@ func readJSONLines(path string, fn func(line []byte) error) error {
 	f, err := input.Stat(path)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := sidefile.Input(f, sidefile.TestSet); err != nil {
+		return err
 	}
 	st, err := input.Open(f)
 	if err != nil {

@@ -154,5 +154,5 @@ func (r Range) Check(name string, v float64) error {
 	if r.Contains(v) {
 		return nil
 	}
-	return &Error{Name: name, Value: "computed as " + strconv.FormatFloat(v, 'g', -1, 64), Want: "a finite number in " + r.String() + "; smaller inputs"}
+	return &Error{Name: name, Value: strconv.FormatFloat(v, 'g', -1, 64), Want: "a finite number in " + r.String() + ", and it is computed from the values given: give smaller ones"}
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/sluice-data/sluice/internal/limit"
+	"github.com/sluice-data/sluice/io/input"
 )
 
 // Kind is a kind of side file and the most bytes one may hold.
@@ -34,6 +35,7 @@ var (
 	Tokenizer = Kind{"tokenizer file", 512 << 20}
 	BlockList = Kind{"block list", 1 << 30}
 	EvalSet   = Kind{"evaluation set", 4 << 30}
+	TestSet   = Kind{"memorization test file", 4 << 30}
 	Model     = Kind{"model", 16 << 30}
 )
 
@@ -68,6 +70,20 @@ func Check(path string, k Kind) (int64, error) {
 	return st.Size(), nil
 }
 
+// Input refuses a side file read through the input layer (so that it may
+// be compressed or a URL) that is a stream — standard input or a FIFO,
+// which cannot be checked before it is read — or whose size is over the
+// kind's limit.
+func Input(f input.File, k Kind) error {
+	switch {
+	case f.IsStream():
+		return &Error{Path: f.Label(), Kind: k, What: "a stream"}
+	case f.Size > k.Max:
+		return &Error{Path: f.Label(), Kind: k, Size: f.Size}
+	}
+	return nil
+}
+
 // notRegular names what a file that is not a regular file is.
 func notRegular(m fs.FileMode) string {
 	switch {
@@ -91,19 +107,21 @@ type File struct {
 	r    io.Reader
 	path string
 	kind Kind
+	size int64
 	read int64
 }
 
 // Open opens a side file after Check.
 func Open(path string, k Kind) (*File, error) {
-	if _, err := Check(path, k); err != nil {
+	size, err := Check(path, k)
+	if err != nil {
 		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, r: io.LimitReader(f, k.Max+1), path: path, kind: k}, nil
+	return &File{f: f, r: io.LimitReader(f, k.Max+1), path: path, kind: k, size: size}, nil
 }
 
 // Read reads from the file; a file that grew past its limit since it
@@ -116,6 +134,9 @@ func (f *File) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Size is the file's size when it was opened.
+func (f *File) Size() int64 { return f.size }
 
 // Close closes the file.
 func (f *File) Close() error { return f.f.Close() }

@@ -3,9 +3,9 @@ package fasttext
 import (
 	"bytes"
 	"fmt"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"math"
-	"os"
 )
 
 // File format constants of fastText 0.9.x.
@@ -70,16 +70,12 @@ type Model struct {
 
 // LoadFile reads a .bin or .ftz model file.
 func LoadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, err := sidefile.Open(path, sidefile.Model)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	m, err := Load(f, st.Size())
+	m, err := Load(f, f.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
