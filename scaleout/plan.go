@@ -173,6 +173,10 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 		}
 	}
 	shards := len(p.Shards)
+	// The reduce phases get no more tasks than there are shards: each map
+	// task writes a file for each reduce task, so more tasks than the
+	// input has shards would add files, not work (ShardNote says so).
+	reduceTasks := min(tasks, shards)
 	for i, spec := range file.Stages {
 		// Build checks the stage's parameters now, not in a task later.
 		st, err := pipefile.Build(spec, pipefile.Common{TextField: file.TextField, Annotate: file.Annotate, Profile: file.Profile})
@@ -185,7 +189,7 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 			for _, sp := range st.Sharding().Phases {
 				n := shards
 				if !sp.PerShard() {
-					n = sp.Tasks(shards, tasks)
+					n = sp.Tasks(shards, reduceTasks)
 				}
 				p.Phases = append(p.Phases, Phase{Name: prefix + sp.Name, Kind: Kind(sp.Name), Stage: i, Tasks: n})
 			}

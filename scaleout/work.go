@@ -154,7 +154,7 @@ func (p *Plan) ShardNote(tasks int) string {
 			plain++
 		}
 	}
-	head := fmt.Sprintf("--tasks %d, but the plan has %d %s", tasks, shards, plural(shards, "shard"))
+	head := fmt.Sprintf("--tasks %d, but the plan has %d %s, and as many tasks in each reduce phase", tasks, shards, plural(shards, "shard"))
 	if len(files) == 0 {
 		return head + ": there are no input files"
 	}

@@ -51,14 +51,17 @@ func bytesRange(r Range) string {
 	return open + Bytes(int64(r.Lo)) + ", " + Bytes(int64(r.Hi)) + shut
 }
 
-// Bytes writes n bytes with the largest binary unit that divides it:
-// 16 MiB, 1536 B.
+// Bytes writes n bytes in the largest binary unit it reaches, whole when
+// it divides evenly (16 MiB) and to a tenth otherwise (17.3 MiB).
 func Bytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	u := 0
-	for u < len(units)-1 && n != 0 && n%1024 == 0 {
-		n /= 1024
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	f, u := float64(n), 0
+	for u < len(units)-1 && math.Abs(f) >= 1024 {
+		f /= 1024
 		u++
 	}
-	return strconv.FormatInt(n, 10) + " " + units[u]
+	if f == math.Trunc(f) {
+		return strconv.FormatFloat(f, 'f', 0, 64) + " " + units[u]
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64) + " " + units[u]
 }
