@@ -154,7 +154,7 @@ func (p *Plan) ShardNote(tasks int) string {
 			plain++
 		}
 	}
-	head := fmt.Sprintf("--tasks %d, but the plan has %d %s, and as many tasks in each reduce phase", tasks, shards, plural(shards, "shard"))
+	head := fmt.Sprintf("--tasks %d, but the plan has %d %s", tasks, shards, plural(shards, "shard"))
 	if len(files) == 0 {
 		return head + ": there are no input files"
 	}
@@ -174,7 +174,7 @@ func (p *Plan) ShardNote(tasks int) string {
 		why = append(why, fmt.Sprintf("%d JSONL %s %s cut at line boundaries into slices of about equal bytes, and %s too few lines or a few very long ones",
 			plain, plural(plain, "file"), plural2(plain, "is", "are"), plural2(plain, "has", "have")))
 	}
-	return head + ": " + strings.Join(why, "; ")
+	return head + ": " + strings.Join(why, "; ") + fmt.Sprintf("; each reduce phase runs %d %s too, one a shard", shards, plural(shards, "task"))
 }
 
 func plural(n int, word string) string {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice-data/sluice/budget"
+	"github.com/sluice-data/sluice/internal/limit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -140,6 +142,25 @@ func TestNumericFlagDefaultsAreInRange(t *testing.T) {
 			}
 			if err != nil {
 				t.Errorf("sluice %s: the default is out of the declared range: %v", path, err)
+			}
+		}
+	}
+}
+
+// A string flag whose default is a number or a size holds numbers, and so
+// must declare its check in numberStrings.
+func TestStringFlagsThatHoldNumbersDeclareTheirCheck(t *testing.T) {
+	anything := limit.Closed(0, 1e300)
+	for path, flags := range commandFlags() {
+		for _, f := range flags {
+			s, ok := f.(*cli.StringFlag)
+			if !ok || s.Value == "" {
+				continue
+			}
+			_, sizeErr := anything.Size("", s.Value)
+			_, countErr := budget.ParseCount(s.Value)
+			if (sizeErr == nil || countErr == nil) && numberString(path, "--"+s.Name) == nil {
+				t.Errorf("sluice %s --%s defaults to %q, a number, but has no check in numberStrings", path, s.Name, s.Value)
 			}
 		}
 	}

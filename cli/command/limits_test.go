@@ -112,7 +112,7 @@ func TestLaunchCapsTasksByTheWork(t *testing.T) {
 			t.Errorf("phase %s has %d tasks, more than the %d shards", ph.Name, ph.Tasks, shards)
 		}
 	}
-	if want := fmt.Sprintf("--tasks 2000, but the plan has %d shards, and as many tasks in each reduce phase", shards); !strings.Contains(stderr, want) {
+	if want := fmt.Sprintf("--tasks 2000, but the plan has %d shards: ", shards); !strings.Contains(stderr, want) || !strings.Contains(stderr, fmt.Sprintf("each reduce phase runs %d tasks too", shards)) {
 		t.Errorf("stderr %q does not say %q", stderr, want)
 	}
 }
