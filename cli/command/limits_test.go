@@ -63,6 +63,8 @@ func TestNonFiniteThresholdsLeaveTheDatasetAlone(t *testing.T) {
 			args: []string{"run", "p.yaml"}, err: "p.yaml:5: stage lang: min_score is NaN"},
 		{name: "gopher_quality max_mean_word_length .inf", files: pipeline("gopher_quality: {max_mean_word_length: .inf}"), prep: prep,
 			args: []string{"run", "p.yaml"}, err: "max_mean_word_length is +Inf"},
+		{name: "launch with max_mean_word_length .inf", files: pipeline("gopher_quality: {max_mean_word_length: .inf}"),
+			args: []string{"launch", "p.yaml", "-o", "l", "--tasks", "2"}, err: "max_mean_word_length is +Inf"},
 		{name: "decontaminate --min-fraction NaN", files: a, prep: prep,
 			args: []string{"decontaminate", "a.jsonl", "--eval", "e.jsonl", "-o", "o", "--overwrite", "--min-fraction", "NaN"}, err: "--min-fraction is NaN"},
 		{name: "clean --classify threshold NaN", files: a, prep: prep,
