@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sluice-data/sluice/columnar"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
 	"github.com/sluice-data/sluice/io/pqio"

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"

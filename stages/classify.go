@@ -3,13 +3,13 @@ package stages
 import (
 	"context"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/limit"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/internal/limit"
 	"github.com/sluice-data/sluice/kernels/fasttext"
 	"github.com/sluice-data/sluice/pipeline"
 )

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/kernels/urlfilter"
 	"github.com/sluice-data/sluice/pipeline"
 )

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/sluice-data/sluice/budget"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/urfave/cli/v2"
 )
 

@@ -3,13 +3,13 @@ package command
 import (
 	"context"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"

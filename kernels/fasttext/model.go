@@ -3,9 +3,10 @@ package fasttext
 import (
 	"bytes"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 	"io"
 	"math"
+
+	"github.com/sluice-data/sluice/internal/sidefile"
 )
 
 // File format constants of fastText 0.9.x.

@@ -57,8 +57,8 @@ package hftok
 import (
 	"errors"
 	"fmt"
-	"github.com/sluice-data/sluice/internal/sidefile"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"golang.org/x/text/unicode/norm"
 )
 
