@@ -26,12 +26,12 @@ type GopherQualityConfig struct {
 	MinWordCount int64 `yaml:"min_word_count" json:"min_word_count" limit:"[0,1e12]"`
 	MaxWordCount int64 `yaml:"max_word_count" json:"max_word_count" limit:"[0,1e12]"`
 	// Mean characters a word.
-	MinMeanWordLength float64 `yaml:"min_mean_word_length" json:"min_mean_word_length" limit:"[0,1e6]"`
-	MaxMeanWordLength float64 `yaml:"max_mean_word_length" json:"max_mean_word_length" limit:"[0,1e6]"`
+	MinMeanWordLength float64 `yaml:"min_mean_word_length" json:"min_mean_word_length" limit:"[0,1e12]"`
+	MaxMeanWordLength float64 `yaml:"max_mean_word_length" json:"max_mean_word_length" limit:"[0,1e12]"`
 	// '#' characters a word.
-	MaxHashWordRatio float64 `yaml:"max_hash_word_ratio" json:"max_hash_word_ratio" limit:"[0,1e6]"`
+	MaxHashWordRatio float64 `yaml:"max_hash_word_ratio" json:"max_hash_word_ratio" limit:"[0,1e12]"`
 	// Ellipses ("..." or "…") a word.
-	MaxEllipsisWordRatio float64 `yaml:"max_ellipsis_word_ratio" json:"max_ellipsis_word_ratio" limit:"[0,1e6]"`
+	MaxEllipsisWordRatio float64 `yaml:"max_ellipsis_word_ratio" json:"max_ellipsis_word_ratio" limit:"[0,1e12]"`
 	// Fraction of non-blank lines that start with one of Bullets.
 	MaxBulletLinesFrac float64 `yaml:"max_bullet_lines_frac" json:"max_bullet_lines_frac" limit:"[0,1]"`
 	// Fraction of non-blank lines that end with one of EllipsisLineEndings.
@@ -43,7 +43,7 @@ type GopherQualityConfig struct {
 	// occurrence. A word matches a stop word when both are equal in lower
 	// case, as Python's str.lower() makes it ("The" is "the"), or, when
 	// CaseSensitiveStopWords, only when they are equal as written.
-	MinStopWords           int64    `yaml:"min_stop_words" json:"min_stop_words" limit:"[0,1e6]"`
+	MinStopWords           int64    `yaml:"min_stop_words" json:"min_stop_words" limit:"[0,1e12]"`
 	StopWords              []string `yaml:"stop_words" json:"stop_words" limit:"[0,100000]"`
 	DistinctStopWords      bool     `yaml:"distinct_stop_words" json:"distinct_stop_words"`
 	CaseSensitiveStopWords bool     `yaml:"case_sensitive_stop_words" json:"case_sensitive_stop_words"`
@@ -109,7 +109,7 @@ type FineWebConfig struct {
 	// earlier line.
 	MaxDupLineCharFrac float64 `yaml:"max_dup_line_char_frac" json:"max_dup_line_char_frac" limit:"[0,1]"`
 	// Newlines a word.
-	MaxNewlineWordRatio float64 `yaml:"max_newline_word_ratio" json:"max_newline_word_ratio" limit:"[0,1e6]"`
+	MaxNewlineWordRatio float64 `yaml:"max_newline_word_ratio" json:"max_newline_word_ratio" limit:"[0,1e12]"`
 	// Count blank lines as lines (short, without punctuation) in the line
 	// fractions, as the code that built FineWeb (datatrove before 0.4.0)
 	// did; by default blank lines separate paragraphs and are not lines.
