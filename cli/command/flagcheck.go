@@ -29,6 +29,7 @@ var flagRanges = map[string]limit.Range{
 	"--max-depth":           pipeline.MaxDepthRange,
 	"--compression-level":   pipeline.LevelRange,
 	"--max-file-rows":       pipeline.MaxFileRowsRange,
+	"--limit":               limit.Closed(1, 1e15), // the first N rows of the input
 	"--lang-min-score":      limit.Fraction,
 	"--min-fraction":        limit.Fraction,
 	"--threshold":           limit.Fraction,
