@@ -132,7 +132,9 @@ func TestNumericFlagDefaultsAreInRange(t *testing.T) {
 					err = r.Int(name, int64(f.Value))
 				}
 			case *cli.Int64Flag:
-				err = r.Int(name, f.Value)
+				if f.Value != 0 { // 0: not given
+					err = r.Int(name, f.Value)
+				}
 			case *cli.Float64Flag:
 				err = r.Float(name, f.Value)
 			case *cli.StringFlag:
