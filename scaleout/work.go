@@ -178,7 +178,7 @@ func (p *Plan) ShardNote(tasks int) string {
 		why = append(why, fmt.Sprintf("%d JSONL %s %s cut at line boundaries into slices of about equal bytes, and %s too few lines or a few very long ones",
 			plain, plural(plain, "file"), plural2(plain, "is", "are"), plural2(plain, "has", "have")))
 	}
-	return head + ": " + strings.Join(why, "; ")
+	return head + ": " + strings.Join(why, "; ") + fmt.Sprintf("; each reduce phase runs %d %s too, one a shard", shards, plural(shards, "task"))
 }
 
 func plural(n int, word string) string {

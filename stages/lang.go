@@ -28,10 +28,10 @@ const DefaultLangMinScore = 0.65
 type LangParams struct {
 	// Languages are the codes to keep (ISO 639-1 where one exists: en, zh,
 	// ...). Empty, or "any", annotates only.
-	Languages []string `yaml:"languages" json:"languages"`
+	Languages []string `yaml:"languages" json:"languages" limit:"[0,1000]"`
 	// MinScore is the lowest probability of a kept row's language, when
 	// Languages are given.
-	MinScore *float64 `yaml:"min_score" json:"min_score"`
+	MinScore *float64 `yaml:"min_score" json:"min_score" limit:"[0,1]"`
 	// Model is a fastText language-ID model file; empty: the built-in
 	// lid.176.ftz.
 	Model string `yaml:"model" json:"model"`

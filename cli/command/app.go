@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sluice-data/sluice/internal/limit"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
@@ -60,8 +62,19 @@ func action(run func(c *cli.Context) error) cli.ActionFunc {
 		if errors.Is(err, dataset.ErrRefused) || errors.Is(err, input.ErrReadOnce) {
 			return usageError{err} // an output sluice will not write, an input it cannot read as asked: the user's to change
 		}
+		if refusedValue(err) {
+			return usageError{err} // a value or a side file out of bounds: the user's to change
+		}
 		return jobError{err}
 	}
+}
+
+// refusedValue reports whether err is a value out of its range or a side
+// file refused for its size or kind, wherever it was found.
+func refusedValue(err error) bool {
+	var l *limit.Error
+	var f *sidefile.Error
+	return errors.As(err, &l) || errors.As(err, &f)
 }
 
 // argsKey is the cli.App Metadata key of the command line the app runs,
@@ -142,6 +155,7 @@ func NewApp(s Streams) *cli.App {
 		EnableBashCompletion: false,
 	}
 	finishCommands("", app.Commands)
+	checkFlags("", app.Commands)
 	refuseObjectStoreOutputs("", app.Commands)
 	return app
 }

@@ -215,6 +215,9 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 	if o.Args.Seed < math.MinInt32 || o.Args.Seed > math.MaxInt32 {
 		return usagef("--seed %d: must fit in 32 bits, as fastText's", o.Args.Seed)
 	}
+	if err := checkTrainMemory(o.Args); err != nil {
+		return usageError{err}
+	}
 
 	// The examples go straight into the corpus as they are read (only the
 	// held-out ones are kept as text); --balance reads the data twice.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
@@ -168,24 +168,24 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 		bad("%v", err)
 	}
 	var err error
-	if cfg.BatchBytes, err = parseSize(o.BatchBytes); err != nil {
-		bad("--batch-bytes: %v", err)
+	if cfg.BatchBytes, err = parseSize("--batch-bytes", o.BatchBytes, pipeline.BatchBytesRange); err != nil {
+		bad("%v", err)
 	}
-	if cfg.MaxLineBytes, err = parseSize(o.MaxLineBytes); err != nil {
-		bad("--max-line-bytes: %v", err)
+	if cfg.MaxLineBytes, err = parseSize("--max-line-bytes", o.MaxLineBytes, pipeline.MaxLineBytesRange); err != nil {
+		bad("%v", err)
 	}
-	pageBytes, err := parseSize(o.PageBytes)
+	pageBytes, err := parseSize("--page-bytes", o.PageBytes, pipeline.PageBytesRange)
 	if err != nil {
-		bad("--page-bytes: %v", err)
+		bad("%v", err)
 	}
-	maxFileBytes, err := parseSize(o.MaxFileBytes)
+	maxFileBytes, err := parseSize("--max-file-bytes", o.MaxFileBytes, pipeline.MaxFileBytesRange)
 	if err != nil {
-		bad("--max-file-bytes: %v", err)
+		bad("%v", err)
 	}
 	if o.InferRows == "all" {
 		cfg.InferRows = pipeline.InferAll
-	} else if n, err := strconv.Atoi(o.InferRows); err != nil || n < 1 {
-		bad("--infer-rows must be a positive number or 'all', not %q", o.InferRows)
+	} else if n, err := strconv.Atoi(o.InferRows); err != nil || pipeline.InferRowsRange.Int("", int64(n)) != nil {
+		bad("--infer-rows must be a number in %s or 'all', not %q", pipeline.InferRowsRange, o.InferRows)
 	} else {
 		cfg.InferRows = n
 	}
@@ -223,7 +223,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	}
 	cfg.Target = dataset.ParseTarget(o.Output)
 	if o.SchemaFile != "" {
-		data, err := os.ReadFile(o.SchemaFile)
+		data, err := sidefile.ReadFile(o.SchemaFile, sidefile.Schema)
 		if err != nil {
 			return cfg, usagef("--schema: %v", err)
 		}
