@@ -27,8 +27,8 @@ func manifestCounts(t *testing.T, path string) [4]int64 {
 	return [4]int64{m.Counts.RowsIn, m.Counts.RowsOut, m.Counts.Removed, m.Counts.Quarantined}
 }
 
-// mustSluice runs a command that must succeed.
-func mustSluice(t *testing.T, stdin string, args ...string) {
+// mustSluiceIn runs a command that must succeed.
+func mustSluiceIn(t *testing.T, stdin string, args ...string) {
 	t.Helper()
 	if code, out, errs := sluiceIn(t, stdin, args...); code != 0 {
 		t.Fatalf("sluice %v: exit %d\n%s%s", args, code, out, errs)
@@ -53,7 +53,7 @@ func TestTwoPassCommandsRefuseAStream(t *testing.T) {
 	t.Chdir(t.TempDir())
 	rows := manyRows(300)
 	writeFiles(t, map[string]string{"a.jsonl": rows, "p.yaml": "stages:\n  - dedup_lines: {}\n"})
-	mustSluice(t, "", "dedup", "lines", "a.jsonl", "-o", "o")
+	mustSluiceIn(t, "", "dedup", "lines", "a.jsonl", "-o", "o")
 	before := snapshot(t, "o")
 	for _, args := range [][]string{
 		{"dedup", "lines", "-", "-o", "o", "--overwrite"},
@@ -89,7 +89,7 @@ func TestTwoPassCommandsRefuseAStream(t *testing.T) {
 	leftovers(t, ".")
 
 	// One pass reads a stream as it reads a file.
-	mustSluice(t, rows, "dedup", "exact", "-", "-o", "x")
+	mustSluiceIn(t, rows, "dedup", "exact", "-", "-o", "x")
 	if got := manifestCounts(t, "x/manifest.json"); got != [4]int64{300, 300, 0, 0} {
 		t.Errorf("dedup exact on standard input: counts %v", got)
 	}
@@ -98,7 +98,7 @@ func TestTwoPassCommandsRefuseAStream(t *testing.T) {
 func TestLiteralFileNamesWinOverGlobs(t *testing.T) {
 	t.Chdir(t.TempDir())
 	writeFiles(t, map[string]string{"[a].jsonl": rowsA, "a.jsonl": rowsC + rowsC, "x[1].jsonl": rowsC})
-	mustSluice(t, "", "convert", "[a].jsonl", "-o", "out")
+	mustSluiceIn(t, "", "convert", "[a].jsonl", "-o", "out")
 	m, err := dataset.ReadManifest("out/manifest.json")
 	if err != nil {
 		t.Fatal(err)
@@ -106,12 +106,12 @@ func TestLiteralFileNamesWinOverGlobs(t *testing.T) {
 	if len(m.Inputs) != 1 || m.Inputs[0].Path != "[a].jsonl" || m.Counts.RowsIn != 3 {
 		t.Errorf("convert '[a].jsonl' read %+v", m.Inputs)
 	}
-	mustSluice(t, "", "convert", "x[1].jsonl", "-o", "out2")
+	mustSluiceIn(t, "", "convert", "x[1].jsonl", "-o", "out2")
 	if got := manifestCounts(t, "out2/manifest.json"); got != [4]int64{2, 2, 0, 0} {
 		t.Errorf("convert 'x[1].jsonl': counts %v", got)
 	}
 	// A name no file has is still a glob.
-	mustSluice(t, "", "convert", "[b-z][[]1].jsonl", "-o", "out3")
+	mustSluiceIn(t, "", "convert", "[b-z][[]1].jsonl", "-o", "out3")
 	if got := manifestCounts(t, "out3/manifest.json"); got != [4]int64{2, 2, 0, 0} {
 		t.Errorf("convert of a glob: counts %v", got)
 	}
@@ -167,7 +167,7 @@ func TestWARCRecordPastTheEndOfTheFileCostsThatRecordOnly(t *testing.T) {
 	})
 	for name, at := range map[string]int{"plain.warc": len(r("1")), "members.warc.gz": len(gz(r("1")))} {
 		out := strings.Split(name, ".")[0]
-		mustSluice(t, "", "convert", name, "-o", out)
+		mustSluiceIn(t, "", "convert", name, "-o", out)
 		if got := manifestCounts(t, out+"/manifest.json"); got != [4]int64{4, 3, 0, 1} {
 			t.Errorf("%s: counts %v, want the three good records and the lying one quarantined", name, got)
 		}
