@@ -13,7 +13,7 @@ import (
 // A row the C4 line filter removes keeps the text the filter judged, not
 // what was left of it after its lines were dropped; a kept row goes on
 // with its rewritten text.
-func TestCase27RemovedRowKeepsJudgedText(t *testing.T) {
+func TestRemovedRowKeepsJudgedText(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	noLines := "short line\nanother short one"
 	kept := "This is a proper sentence with enough words to pass the filter.\n" +

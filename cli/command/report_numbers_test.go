@@ -41,7 +41,7 @@ func readPage(t *testing.T, page string, args ...string) string {
 // neither raw (an unclosed U+202E would reverse all that follows it) nor
 // unisolated: each such string is in a <bdi> or a dir="auto" block, its
 // controls written as code points.
-func TestCase23ReportIsolatesBidiControls(t *testing.T) {
+func TestReportIsolatesBidiControls(t *testing.T) {
 	dir := t.TempDir()
 	const rlo, rli = "\u202e", "\u2067"
 	in := filepath.Join(dir, "corpus"+rlo+"lmth.jsonl")
@@ -193,10 +193,12 @@ func richRun(t *testing.T, dir string) (decon, clean string) {
 	return decon, clean
 }
 
+// TestRichRunShots writes the rich run's pages into $SLUICE_SHOTS_DIR, to
+// be looked at in a browser; without it there is nothing to do.
 func TestRichRunShots(t *testing.T) {
 	dir := os.Getenv("SLUICE_SHOTS_DIR")
 	if dir == "" {
-		t.Skip()
+		t.Skip("set SLUICE_SHOTS_DIR to a folder to write the rich run's report pages there")
 	}
 	decon, clean := richRun(t, dir)
 	readPage(t, filepath.Join(dir, "report.html"), decon, clean)
@@ -290,7 +292,7 @@ func nullRows(t *testing.T, cc parquet.ColumnChunk) int64 {
 
 // The schema table of a dataset with many columns counts each column's
 // nulls: the counts a direct read of the Parquet files finds.
-func TestCase25ReportSchemaNullsOfManyColumns(t *testing.T) {
+func TestReportSchemaNullsOfManyColumns(t *testing.T) {
 	dir := t.TempDir()
 	decon, clean := richRun(t, dir)
 	rep, err := report.Gather(context.Background(), []string{decon, clean}, report.Options{Workers: 2})
@@ -348,7 +350,7 @@ var thresholdLabel = regexp.MustCompile(`(?s)<text x="([-0-9.e]+)"[^>]*>((?:← 
 // straddles a threshold shows its removed rows in red. A skewed signal is
 // drawn on a log axis, not squashed into one bar; the labels of the
 // threshold lines lie inside the chart.
-func TestCase26SignalBarsCountTheRowsOnEachSide(t *testing.T) {
+func TestSignalBarsCountTheRowsOnEachSide(t *testing.T) {
 	dir := t.TempDir()
 	decon, clean := richRun(t, dir)
 	rep, err := report.Gather(context.Background(), []string{decon, clean}, report.Options{Workers: 2})
@@ -423,7 +425,7 @@ func signalNamed(rep *report.Report, column string) *report.Signal {
 // The contamination chart draws the top sets of many, the table lists
 // every set, and each set's count of examples found is the count of its
 // distinct examples in the _eval_ids of the removed rows.
-func TestCase26ContaminationOfManyEvalSets(t *testing.T) {
+func TestContaminationOfManyEvalSets(t *testing.T) {
 	dir := t.TempDir()
 	decon, clean := richRun(t, dir)
 	rep, err := report.Gather(context.Background(), []string{decon, clean}, report.Options{Workers: 2})
@@ -469,7 +471,7 @@ func TestCase26ContaminationOfManyEvalSets(t *testing.T) {
 
 // --compare writes each change as B − A, A the compared run and B this
 // one, as sluice diff A B does, and says so.
-func TestCase26CompareChangeIsThisRunMinusTheCompared(t *testing.T) {
+func TestCompareChangeIsThisRunMinusTheCompared(t *testing.T) {
 	dir := t.TempDir()
 	decon, _ := richRun(t, dir)
 	a, b := richFiltered(t, dir, decon)

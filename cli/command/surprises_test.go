@@ -14,7 +14,7 @@ import (
 
 // The lang stage writes the columns lang and lang_score: an input that
 // already has one is refused before any work, its values never replaced.
-func TestCase29LangStageRefusesAnInputLangColumn(t *testing.T) {
+func TestLangStageRefusesAnInputLangColumn(t *testing.T) {
 	for _, column := range []string{"lang", "lang_score"} {
 		t.Run(column, func(t *testing.T) {
 			t.Chdir(t.TempDir())
@@ -38,7 +38,7 @@ func TestCase29LangStageRefusesAnInputLangColumn(t *testing.T) {
 // Line dedup with the default --keep none removes every copy of a
 // repeated line, so two identical documents both go: the summary says how
 // many rows went whole and what keeps one copy.
-func TestCase30DedupLinesSaysIdenticalDocumentsWentWhole(t *testing.T) {
+func TestDedupLinesSaysIdenticalDocumentsWentWhole(t *testing.T) {
 	t.Chdir(t.TempDir())
 	doc := `"The river ran past the mill and the old stone bridge.\nThe mill wheel turned all day long."`
 	writeFiles(t, map[string]string{"a.jsonl": `{"id":"d1","text":` + doc + `}` + "\n" + `{"id":"d2","text":` + doc + `}` + "\n" +
@@ -93,7 +93,7 @@ func parquetColumns(t *testing.T, dir string) map[string][]string {
 // of later rows it has no place for; an output where no row has one is
 // written without it (kept and removed rows, every part file), and the
 // manifest's hashes are those of the files written.
-func TestCase28NoEmptyExtraColumn(t *testing.T) {
+func TestNoEmptyExtraColumn(t *testing.T) {
 	t.Chdir(t.TempDir())
 	rows := `{"id":"1","text":"one"}` + "\n" + `{"id":"2","text":"two"}` + "\n" + `{"id":"3","text":"three"}` + "\n" + `{"id":"4","text":"four"}` + "\n"
 	writeFiles(t, map[string]string{"a.jsonl": rows, "late.jsonl": rows + `{"id":"5","text":"five","surprise":7}` + "\n"})
