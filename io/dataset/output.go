@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,6 +35,10 @@ type Output struct {
 	old     map[string]bool // files of the previous output, relative to root
 	created []string        // directories Begin created, removed again by Abort when empty
 	remote  *remote         // an output in an object store; see remote
+	// ctx is the run's: Commit refuses to begin once it is cancelled
+	// (see beginCommit); commits, when set, is told of the commit.
+	ctx     context.Context
+	commits *Commits
 }
 
 // Begin prepares to write t, a local path or an object-store URL (see
@@ -41,12 +46,21 @@ type Output struct {
 // existing output unless overwrite is set; with overwrite, a
 // directory or file that no sluice manifest claims; and an output another
 // run is writing (naming that run). What a killed run left (its staging
-// directory) is removed.
-func Begin(t Target, overwrite bool) (*Output, error) {
-	o := &Output{final: t, staged: t}
+// directory) is removed. ctx is the run's: once it is cancelled Commit
+// refuses to begin, and a commit that began ignores it (see Commits).
+func Begin(ctx context.Context, t Target, overwrite bool) (*Output, error) {
+	o := &Output{final: t, staged: t, ctx: ctx, commits: commitsOf(ctx)}
 	if t.Kind == Discard || t.Kind == Stdout {
 		return o, nil
 	}
+	o, err := o.begin(t, overwrite)
+	if err == nil {
+		o.step(StepBegun)
+	}
+	return o, err
+}
+
+func (o *Output) begin(t Target, overwrite bool) (*Output, error) {
 	if t.IsRemote() {
 		return o.beginRemote(t, overwrite)
 	}
@@ -233,17 +247,59 @@ func (o *Output) isOwnHidden(name string) bool {
 // Commit moves the new output into place and writes m as its manifest,
 // last. Paths in m that name staged files are rewritten to their final
 // place, and m lists every file of the output (Files) so that a later
-// --overwrite removes exactly those. A file in the way that the previous
-// manifest does not list stops the commit before anything is moved.
+// --overwrite removes exactly those. Before anything of the previous
+// output is touched, the manifest is encoded (a value JSON cannot hold,
+// such as NaN, fails here) and the files in the way are checked: a file
+// the previous manifest does not list stops the commit. A failure then
+// leaves the previous output as it was. Commit refuses to begin once the
+// run's context is cancelled, and once begun it runs to the end.
 func (o *Output) Commit(m *Manifest) error {
 	defer o.release()
 	if o.staging == "" {
 		return nil
 	}
+	if err := o.beginCommit(); err != nil {
+		return err
+	}
 	if o.remote != nil {
-		return o.commitRemote(m)
+		err := o.commitRemote(m)
+		if err == nil {
+			o.endCommit()
+		}
+		return err
 	}
 	manifestName := filepath.Base(o.final.SidePath(layout.ManifestName))
+	files, err := o.stagedFiles(manifestName)
+	if err != nil {
+		return err
+	}
+	for _, rel := range files {
+		dest := filepath.Join(o.root, rel)
+		if _, err := os.Lstat(dest); err == nil && !o.old[rel] {
+			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", dest)
+		}
+	}
+	manifest, err := o.encodeManifest(m, files)
+	if err != nil {
+		return err
+	}
+	if err := o.moveIntoPlace(files, manifestName); err != nil {
+		return err
+	}
+	o.step(StepMoved)
+	if manifest != nil {
+		if err := WriteFile(filepath.Join(o.root, manifestName), manifest); err != nil {
+			return err
+		}
+	}
+	o.created = nil
+	o.endCommit()
+	return nil
+}
+
+// stagedFiles lists the staged files, relative to the staging directory
+// and with slashes, the manifest aside, in order.
+func (o *Output) stagedFiles(manifestName string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(o.staging, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -251,20 +307,33 @@ func (o *Output) Commit(m *Manifest) error {
 		}
 		rel, err := filepath.Rel(o.staging, path)
 		if err == nil && rel != manifestName {
-			files = append(files, rel)
+			files = append(files, filepath.ToSlash(rel))
 		}
 		return err
 	})
-	if err != nil {
-		return err
-	}
 	sort.Strings(files)
-	for _, rel := range files {
-		dest := filepath.Join(o.root, rel)
-		if _, err := os.Lstat(dest); err == nil && !o.old[rel] {
-			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", dest)
-		}
+	return files, err
+}
+
+// encodeManifest completes m for the files of the new output and encodes
+// it; nil when m is nil. It touches nothing on disk.
+func (o *Output) encodeManifest(m *Manifest, files []string) ([]byte, error) {
+	if m == nil {
+		return nil, nil
 	}
+	o.finalize(m, files)
+	b, err := EncodeManifest(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the manifest cannot be written (%w); nothing was replaced (the new output is discarded)",
+			o.final.SidePath(layout.ManifestName), err)
+	}
+	return b, nil
+}
+
+// moveIntoPlace removes the previous manifest, renames the staged files
+// into place and removes the previous output's files that the new one
+// does not replace.
+func (o *Output) moveIntoPlace(files []string, manifestName string) error {
 	if o.old != nil {
 		// From here until the new manifest is written the output reads as
 		// incomplete, never as a whole dataset of mixed files.
@@ -274,18 +343,18 @@ func (o *Output) Commit(m *Manifest) error {
 	}
 	kept := map[string]bool{manifestName: true}
 	for _, rel := range files {
-		dest := filepath.Join(o.root, rel)
+		dest := filepath.Join(o.root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 			return err
 		}
-		if err := os.Rename(filepath.Join(o.staging, rel), dest); err != nil {
+		if err := os.Rename(filepath.Join(o.staging, filepath.FromSlash(rel)), dest); err != nil {
 			return err
 		}
 		kept[rel] = true
 	}
 	for rel := range o.old {
 		if !kept[rel] {
-			if err := os.Remove(filepath.Join(o.root, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := os.Remove(filepath.Join(o.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
 		}
@@ -293,13 +362,6 @@ func (o *Output) Commit(m *Manifest) error {
 	for _, dir := range []string{layout.DataDir, layout.RemovedDir} {
 		os.Remove(filepath.Join(o.root, dir)) // only when left empty
 	}
-	if m != nil {
-		o.finalize(m, files)
-		if err := WriteManifest(filepath.Join(o.root, manifestName), m); err != nil {
-			return err
-		}
-	}
-	o.created = nil
 	return nil
 }
 

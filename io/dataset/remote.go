@@ -361,6 +361,10 @@ func (o *Output) commitRemote(m *Manifest) error {
 			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", blob.Join(o.root, rel))
 		}
 	}
+	manifest, err := o.encodeManifest(m, files)
+	if err != nil {
+		return err
+	}
 	if o.old != nil {
 		// From here until the new manifest is written the output reads as
 		// incomplete, never as a whole dataset of mixed files.
@@ -394,15 +398,9 @@ func (o *Output) commitRemote(m *Manifest) error {
 			}
 		}
 	}
-	if m != nil {
-		o.finalize(m, files)
-		m.Format = layout.Format
-		stamp(m)
-		b, err := json.MarshalIndent(m, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := blob.WriteFile(ctx, blob.Join(o.root, manifestName), append(b, '\n')); err != nil {
+	o.step(StepMoved)
+	if manifest != nil {
+		if err := blob.WriteFile(ctx, blob.Join(o.root, manifestName), manifest); err != nil {
 			return err
 		}
 	}

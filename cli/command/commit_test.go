@@ -1,0 +1,103 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sluice-data/sluice/io/dataset"
+)
+
+// sluiceInterrupted runs the command line in-process and interrupts it
+// (cancels its context, as SIGINT does) when its output reaches step.
+func sluiceInterrupted(t *testing.T, step dataset.CommitStep, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx = dataset.WithCommitHook(ctx, func(s dataset.CommitStep, _ string) {
+		if s == step {
+			cancel()
+		}
+	})
+	var out, errb bytes.Buffer
+	code := mainContext(ctx, append([]string{"sluice"}, args...), strings.NewReader(""), &out, &errb)
+	if ctx.Err() == nil {
+		t.Fatalf("sluice %v never reached step %d", args, step)
+	}
+	return code, errb.String()
+}
+
+// TestCase6InterruptAtEveryStepOfTheCommit interrupts an overwrite at
+// each step: before the commit the previous output stays as it was (exit
+// 130); once the commit began it is finished and the exit code says so
+// (0), never "any earlier output left as it was".
+func TestCase6InterruptAtEveryStepOfTheCommit(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		step dataset.CommitStep
+		code int
+		say  string
+	}{
+		{"before the run wrote", dataset.StepBegun, 130, "earlier output left as it was"},
+		{"as the commit was to begin", dataset.StepCommit, 130, "earlier output left as it was"},
+		{"with the files moved, the manifest not written", dataset.StepMoved, 0, "interrupted after the output was complete"},
+		{"once the commit completed", dataset.StepCommitted, 0, "interrupted after the output was complete"},
+	} {
+		for _, out := range []string{"ds", "one.parquet"} {
+			t.Run(c.name+"/"+out, func(t *testing.T) {
+				t.Chdir(t.TempDir())
+				writeFiles(t, map[string]string{"a.jsonl": rowsA, "c.jsonl": rowsC})
+				if code, o, e := sluiceIn(t, "", "convert", "c.jsonl", "-o", out); code != 0 {
+					t.Fatalf("first run: %d %s %s", code, o, e)
+				}
+				before := snapshot(t, ".")
+				code, stderr := sluiceInterrupted(t, c.step, "convert", "a.jsonl", "-o", out, "--overwrite")
+				if code != c.code || !strings.Contains(stderr, c.say) {
+					t.Fatalf("exit %d, want %d; stderr %q, want it to say %q", code, c.code, stderr, c.say)
+				}
+				if c.code == 130 {
+					if after := snapshot(t, "."); after != before {
+						t.Errorf("the earlier output changed:\nbefore %s\nafter  %s", before, after)
+					}
+				} else {
+					if strings.Contains(stderr, "left as it was") {
+						t.Errorf("stderr %q claims the earlier output was left", stderr)
+					}
+					m, err := dataset.ReadManifestAt(dataset.ParseTarget(out).SidePath("manifest.json"))
+					if err != nil || m.Counts.RowsOut != 3 {
+						t.Fatalf("the new output is not whole: %+v, %v", m, err)
+					}
+					if code, o, e := sluiceIn(t, "", "verify", out); code != 0 {
+						t.Errorf("verify: %d %s %s", code, o, e)
+					}
+				}
+				leftovers(t, ".")
+			})
+		}
+	}
+}
+
+// TestCase1ANonFiniteThresholdNeverCostsTheOldDataset: a NaN threshold is
+// refused up front (exit 2) or, if it reaches the commit, the manifest
+// cannot be encoded and the commit stops before it touches the previous
+// dataset (exit 1): either way the dataset stays byte for byte.
+func TestCase1ANonFiniteThresholdNeverCostsTheOldDataset(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeFiles(t, map[string]string{"a.jsonl": rowsA})
+	if code, o, e := sluiceIn(t, "", "clean", "a.jsonl", "-o", "o", "--lang", "en"); code != 0 {
+		t.Fatalf("first run: %d %s %s", code, o, e)
+	}
+	before := snapshot(t, "o")
+	code, _, stderr := sluiceIn(t, "", "clean", "a.jsonl", "-o", "o", "--overwrite", "--lang", "en", "--lang-min-score", "NaN")
+	if code != 2 && code != 1 {
+		t.Fatalf("exit %d, want 2 (refused) or 1 (the commit failed): %s", code, stderr)
+	}
+	if after := snapshot(t, "o"); after != before {
+		t.Errorf("the dataset changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if code, o, e := sluiceIn(t, "", "verify", "o"); code != 0 {
+		t.Errorf("verify after the refused run: %d %s %s", code, o, e)
+	}
+	leftovers(t, ".")
+}
