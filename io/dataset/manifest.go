@@ -42,6 +42,13 @@ type Manifest struct {
 	// WorkDir is the working directory of the run: the relative paths
 	// of Command and Inputs are relative to it.
 	WorkDir string `json:"working_dir,omitempty"`
+	// Artifact, when set, says what the one file of the output is (a
+	// report, a dataset card, a model ...): an output that holds no rows,
+	// written through an Artifact.
+	Artifact string `json:"artifact,omitempty"`
+	// Report is what the command that wrote an artifact found, for those
+	// that tell.
+	Report any `json:"report,omitempty"`
 }
 
 // ReadManifest reads a manifest written by WriteManifest.

@@ -119,9 +119,9 @@ func (o *Output) hiddenPrefix() string {
 		return "."
 	}
 	if o.final.IsRemote() {
-		return "." + blob.Base(stem(o.final.Path)) + "."
+		return "." + blob.Base(o.final.stem()) + "."
 	}
-	return "." + filepath.Base(stem(o.final.Path)) + "."
+	return "." + filepath.Base(o.final.stem()) + "."
 }
 
 func (o *Output) lockPath() string {

@@ -7,11 +7,13 @@ package dataset
 
 import (
 	"io"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/layout"
 )
 
 // Kind is the shape of an output path.
@@ -24,6 +26,7 @@ const (
 	JSONLFile               // OUT.jsonl, OUT.jsonl.gz, OUT.jsonl.zst
 	Discard                 // nothing is written: commands that only report (token counts, say)
 	Stdout                  // "-": JSONL rows on standard output, quarantined lines on standard error
+	File                    // one file that holds no rows (a report, a model, a table ...): see Artifact
 )
 
 // Target is a parsed output path.
@@ -62,7 +65,7 @@ func joinPath(p, name string) string {
 // one-file target.
 func (t Target) Removed() Target {
 	switch t.Kind {
-	case Discard, Stdout:
+	case Discard, Stdout, File:
 		return Target{Kind: Discard}
 	case Directory:
 		dir := joinPath(t.Path, "removed")
@@ -115,7 +118,20 @@ func (t Target) SidePath(name string) string {
 	if t.Kind == Directory {
 		return joinPath(t.Path, name)
 	}
-	return stem(t.Path) + "." + name
+	return t.stem() + "." + name
+}
+
+// stem is the path of a one-file target without its suffix: the data
+// suffix of a one-file dataset, the extension of an artifact (report.html
+// → report).
+func (t Target) stem() string {
+	if t.Kind == File {
+		if s := stem(t.Path); s != t.Path {
+			return s
+		}
+		return strings.TrimSuffix(t.Path, path.Ext(t.Path))
+	}
+	return stem(t.Path)
 }
 
 // stem strips the data suffix from a one-file path.
@@ -145,8 +161,11 @@ func (t Target) Check(in input.Set) error {
 		return refusedError{err.Error()}
 	}
 	outs := []string{t.Path}
-	if t.Kind != Directory {
-		outs = append(outs, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path)
+	switch t.Kind {
+	case File:
+		outs = append(outs, t.SidePath(layout.ManifestName))
+	case ParquetFile, JSONLFile:
+		outs = append(outs, t.SidePath(layout.ManifestName), t.SidePath("quarantine.jsonl"), t.Removed().Path)
 	}
 	canonOuts := make([]string, len(outs))
 	for i, out := range outs {
