@@ -3,6 +3,8 @@ package command
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,4 +102,52 @@ func TestCase1ANonFiniteThresholdNeverCostsTheOldDataset(t *testing.T) {
 		t.Errorf("verify after the refused run: %d %s %s", code, o, e)
 	}
 	leftovers(t, ".")
+}
+
+// TestCase14LaunchIntoAFolderSluiceDidNotWrite: a launch into a user's
+// folder is a refused output (exit 2), before any work, the folder left.
+func TestCase14LaunchIntoAFolderSluiceDidNotWrite(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeFiles(t, map[string]string{"a.jsonl": rowsA, "p.yaml": "input: [a.jsonl]\nstages:\n  - dedup_exact: {}\n",
+		"userdir/notes.md": "mine", "userdir/src/main.go": "package main\n"})
+	before := snapshot(t, "userdir")
+	for _, extra := range [][]string{nil, {"--overwrite"}} {
+		code, _, stderr := sluiceIn(t, "", append([]string{"launch", "p.yaml", "-o", "userdir", "--tasks", "2"}, extra...)...)
+		if code != 2 || !strings.Contains(stderr, "not a sluice dataset") {
+			t.Errorf("launch %v into a user folder: exit %d, %s", extra, code, stderr)
+		}
+	}
+	if after := snapshot(t, "userdir"); after != before {
+		t.Errorf("the folder changed:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// TestCase7LaunchOverwriteKeepsUserFilesInItsFolders: --overwrite removes
+// what the old manifest and the launch layout list; a user's log in
+// _logs and notes in _work stay.
+func TestCase7LaunchOverwriteKeepsUserFilesInItsFolders(t *testing.T) {
+	bin := sluiceBinary(t)
+	t.Chdir(t.TempDir())
+	writeFiles(t, map[string]string{"a.jsonl": manyRows(200), "p.yaml": "input: [a.jsonl]\nstages:\n  - dedup_exact: {}\n"})
+	launch := []string{"launch", "p.yaml", "-o", "out", "--tasks", "2", "--sluice-binary", bin, "--no-progress"}
+	if code, o, e := sluiceIn(t, "", launch...); code != 0 {
+		t.Fatalf("first launch: %d %s %s", code, o, e)
+	}
+	mine := map[string]string{"out/_logs/my-run.log": "my notes of the run", "out/_work/notes.txt": "mine", "out/notes.md": "mine"}
+	writeFiles(t, mine)
+	if code, o, e := sluiceIn(t, "", append(launch, "--overwrite", "--tasks", "3")...); code != 0 {
+		t.Fatalf("launch --overwrite: %d %s %s", code, o, e)
+	}
+	for f, want := range mine {
+		if b, err := os.ReadFile(f); err != nil || string(b) != want {
+			t.Errorf("%s after launch --overwrite: %q, %v", f, b, err)
+		}
+	}
+	m, err := dataset.ReadManifest("out/manifest.json")
+	if err != nil || m.Counts.RowsIn != 200 {
+		t.Fatalf("the new launch's manifest: %+v, %v", m, err)
+	}
+	if logs, _ := filepath.Glob("out/_logs/*.attempt-*.log"); len(logs) == 0 {
+		t.Error("the new launch wrote no task log")
+	}
 }

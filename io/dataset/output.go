@@ -469,3 +469,7 @@ func (e refusedError) Error() string        { return e.msg }
 func (e refusedError) Is(target error) bool { return target == ErrRefused }
 
 func refusef(format string, a ...any) error { return refusedError{fmt.Sprintf(format, a...)} }
+
+// Refusef returns an ErrRefused with the message format gives: for the
+// outputs that are checked outside this package (a launch's folder).
+func Refusef(format string, a ...any) error { return refusef(format, a...) }
