@@ -123,8 +123,11 @@ func runReport(ctx context.Context, o *ReportOptions, args, command []string, s 
 	}
 	file, err := dataset.BeginArtifact(ctx, dataset.ArtifactSpec{Path: out, What: what, Inputs: inputs,
 		Overwrite: o.Overwrite, Command: command, Version: Version})
-	if err != nil {
+	if err != nil && o.Output != "" {
 		return fmt.Errorf("-o: %w", err)
+	}
+	if err != nil {
+		return err
 	}
 	defer file.Abort()
 	ropts := report.Options{TextField: o.TextField, IDField: o.IDField, SourceField: o.SourceField,
