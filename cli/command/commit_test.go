@@ -3,11 +3,13 @@ package command
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sluice-data/sluice/internal/s3test"
 	"github.com/sluice-data/sluice/io/dataset"
 )
 
@@ -149,5 +151,43 @@ func TestCase7LaunchOverwriteKeepsUserFilesInItsFolders(t *testing.T) {
 	}
 	if logs, _ := filepath.Glob("out/_logs/*.attempt-*.log"); len(logs) == 0 {
 		t.Error("the new launch wrote no task log")
+	}
+}
+
+// TestCase6InterruptDuringAnObjectStoreCommit: on an object store the
+// commit uploads and copies what the run staged; an interrupt then lets
+// it finish (exit 0, the new dataset whole), one before it leaves the
+// previous dataset as it was (exit 130).
+func TestCase6InterruptDuringAnObjectStoreCommit(t *testing.T) {
+	s := s3test.Start(t)
+	t.Chdir(t.TempDir())
+	writeFiles(t, map[string]string{"a.jsonl": rowsA, "c.jsonl": rowsC})
+	for i, c := range []struct {
+		step dataset.CommitStep
+		code int
+	}{{dataset.StepCommit, 130}, {dataset.StepMoved, 0}} {
+		out := s.URL(fmt.Sprintf("ds-%d", i))
+		if code, o, e := sluiceIn(t, "", "convert", "c.jsonl", "-o", out); code != 0 {
+			t.Fatalf("first run: %d %s %s", code, o, e)
+		}
+		before := snapshot(t, bucketDir(s, fmt.Sprintf("ds-%d", i)))
+		code, stderr := sluiceInterrupted(t, c.step, "convert", "a.jsonl", "-o", out, "--overwrite")
+		if code != c.code {
+			t.Fatalf("step %d: exit %d, want %d: %s", c.step, code, c.code, stderr)
+		}
+		m, err := dataset.ReadManifestAt(out + "/manifest.json")
+		switch {
+		case err != nil:
+			t.Errorf("step %d: no manifest: %v", c.step, err)
+		case c.code == 130:
+			if after := snapshot(t, bucketDir(s, fmt.Sprintf("ds-%d", i))); after != before {
+				t.Errorf("step %d: the earlier dataset changed:\nbefore %s\nafter  %s", c.step, before, after)
+			}
+		case m.Counts.RowsOut != 3 || !strings.Contains(stderr, "output was complete"):
+			t.Errorf("step %d: counts %+v, stderr %s", c.step, m.Counts, stderr)
+		}
+		if keys := s.Keys(t, fmt.Sprintf("ds-%d/.", i)); len(keys) > 0 {
+			t.Errorf("step %d: left in the bucket: %v", c.step, keys)
+		}
 	}
 }

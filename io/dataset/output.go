@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -252,7 +253,9 @@ func (o *Output) isOwnHidden(name string) bool {
 // such as NaN, fails here) and the files in the way are checked: a file
 // the previous manifest does not list stops the commit. A failure then
 // leaves the previous output as it was. Commit refuses to begin once the
-// run's context is cancelled, and once begun it runs to the end.
+// run's context is cancelled, and once begun it runs to the end. A local
+// output and one in an object store commit alike; only where the files
+// go differs (see destination).
 func (o *Output) Commit(m *Manifest) error {
 	defer o.release()
 	if o.staging == "" {
@@ -261,51 +264,142 @@ func (o *Output) Commit(m *Manifest) error {
 	if err := o.beginCommit(); err != nil {
 		return err
 	}
-	if o.remote != nil {
-		err := o.commitRemote(m)
-		if err == nil {
-			o.endCommit()
-		}
+	d := o.destination()
+	manifestName := path.Base(filepath.ToSlash(o.final.SidePath(layout.ManifestName)))
+	files, err := d.staged(manifestName)
+	if err != nil {
 		return err
 	}
-	manifestName := filepath.Base(o.final.SidePath(layout.ManifestName))
-	files, err := o.stagedFiles(manifestName)
+	have, err := d.existing(files)
 	if err != nil {
 		return err
 	}
 	for _, rel := range files {
-		dest := filepath.Join(o.root, rel)
-		if _, err := os.Lstat(dest); err == nil && !o.old[rel] {
-			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", dest)
+		if have[rel] && !o.old[rel] {
+			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", joinPath(o.root, rel))
 		}
 	}
 	manifest, err := o.encodeManifest(m, files)
 	if err != nil {
 		return err
 	}
-	if err := o.moveIntoPlace(files, manifestName); err != nil {
-		return err
-	}
-	o.step(StepMoved)
-	if manifest != nil {
-		if err := WriteFile(filepath.Join(o.root, manifestName), manifest); err != nil {
+	if o.old != nil {
+		// From here until the new manifest is written the output reads as
+		// incomplete, never as a whole dataset of mixed files.
+		if err := d.remove(manifestName); err != nil {
 			return err
 		}
 	}
-	o.created = nil
+	if err := d.place(files); err != nil {
+		return err
+	}
+	kept := map[string]bool{manifestName: true}
+	for _, rel := range files {
+		kept[rel] = true
+	}
+	for rel := range o.old {
+		if !kept[rel] {
+			if err := d.remove(rel); err != nil {
+				return err
+			}
+		}
+	}
+	o.step(StepMoved)
+	if manifest != nil {
+		if err := d.write(manifestName, manifest); err != nil {
+			return err
+		}
+	}
+	d.finish()
 	o.endCommit()
 	return nil
 }
 
-// stagedFiles lists the staged files, relative to the staging directory
+// destination is where a commit puts an output's files, each named by
+// its path relative to the output's folder, with slashes: a local folder
+// (localDestination) or a prefix in an object store (remoteDestination).
+type destination interface {
+	// staged returns the staged files, in order, the manifest aside.
+	staged(manifestName string) ([]string, error)
+	// existing tells which of files are in the output's folder.
+	existing(files []string) (map[string]bool, error)
+	// place moves the staged files into place.
+	place(files []string) error
+	// remove removes a file of the output; one already gone is no error.
+	remove(rel string) error
+	// write writes a whole file (the manifest) into place.
+	write(rel string, data []byte) error
+	// finish tidies up after a commit that completed.
+	finish()
+}
+
+func (o *Output) destination() destination {
+	if o.remote != nil {
+		return &remoteDestination{o: o}
+	}
+	return localDestination{o}
+}
+
+// localDestination commits into a local folder: the staging directory
+// is in it, so placing a file is a rename.
+type localDestination struct{ o *Output }
+
+func (d localDestination) local(rel string) string {
+	return filepath.Join(d.o.root, filepath.FromSlash(rel))
+}
+
+func (d localDestination) staged(manifestName string) ([]string, error) {
+	return stagedFiles(d.o.staging, manifestName)
+}
+
+func (d localDestination) existing(files []string) (map[string]bool, error) {
+	have := map[string]bool{}
+	for _, rel := range files {
+		if _, err := os.Lstat(d.local(rel)); err == nil {
+			have[rel] = true
+		}
+	}
+	return have, nil
+}
+
+func (d localDestination) place(files []string) error {
+	for _, rel := range files {
+		dest := d.local(rel)
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(d.o.staging, filepath.FromSlash(rel)), dest); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d localDestination) remove(rel string) error {
+	if err := os.Remove(d.local(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (d localDestination) write(rel string, data []byte) error { return WriteFile(d.local(rel), data) }
+
+func (d localDestination) finish() {
+	for _, dir := range []string{layout.DataDir, layout.RemovedDir} {
+		os.Remove(filepath.Join(d.o.root, dir)) // only when left empty
+	}
+	d.o.created = nil
+}
+
+// stagedFiles lists the files under the staging directory, relative to it
 // and with slashes, the manifest aside, in order.
-func (o *Output) stagedFiles(manifestName string) ([]string, error) {
+func stagedFiles(staging, manifestName string) ([]string, error) {
 	var files []string
-	err := filepath.WalkDir(o.staging, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(staging, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, err := filepath.Rel(o.staging, path)
+		rel, err := filepath.Rel(staging, path)
 		if err == nil && rel != manifestName {
 			files = append(files, filepath.ToSlash(rel))
 		}
@@ -328,41 +422,6 @@ func (o *Output) encodeManifest(m *Manifest, files []string) ([]byte, error) {
 			o.final.SidePath(layout.ManifestName), err)
 	}
 	return b, nil
-}
-
-// moveIntoPlace removes the previous manifest, renames the staged files
-// into place and removes the previous output's files that the new one
-// does not replace.
-func (o *Output) moveIntoPlace(files []string, manifestName string) error {
-	if o.old != nil {
-		// From here until the new manifest is written the output reads as
-		// incomplete, never as a whole dataset of mixed files.
-		if err := os.Remove(filepath.Join(o.root, manifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	kept := map[string]bool{manifestName: true}
-	for _, rel := range files {
-		dest := filepath.Join(o.root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-			return err
-		}
-		if err := os.Rename(filepath.Join(o.staging, filepath.FromSlash(rel)), dest); err != nil {
-			return err
-		}
-		kept[rel] = true
-	}
-	for rel := range o.old {
-		if !kept[rel] {
-			if err := os.Remove(filepath.Join(o.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	for _, dir := range []string{layout.DataDir, layout.RemovedDir} {
-		os.Remove(filepath.Join(o.root, dir)) // only when left empty
-	}
-	return nil
 }
 
 // finalize rewrites the staged paths of m to their final place and lists
