@@ -366,12 +366,21 @@ func hostileCases() []hostileCase {
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "model.bin"}, code: 2, err: "not written by sluice", keep: []string{"model.bin"}},
 		hostileCase{name: "case 2: classify train --save-text over a user file", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "--save-text", "notes.txt", "--overwrite"}, code: 2, err: "not written by sluice",
-			keep: []string{"notes.txt", "lab.jsonl"}, never: []string{"m.bin", "m.manifest.json"}},
+			keep: []string{"notes.txt", "lab.jsonl"}, never: []string{"m.bin", "m.bin.manifest.json"}},
 		hostileCase{name: "case 2: classify train --save-text is the model", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "--save-text", "m.bin"}, code: 2, err: "also an output", never: []string{"m.bin"}},
+		hostileCase{name: "case 2: classify train writes a model and its text of one name", files: lab,
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "hq.bin", "--save-text", "hq.txt", "-q"}, code: 0,
+			check: func(t *testing.T, _, _ string) {
+				for _, f := range []string{"hq.bin.manifest.json", "hq.txt.manifest.json"} {
+					if _, err := dataset.ReadManifest(f); err != nil {
+						t.Errorf("%s: %v", f, err)
+					}
+				}
+			}},
 		hostileCase{name: "case 2: classify train replaces its own model with --overwrite only", files: lab,
 			prep: [][]string{{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "-q"}},
-			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "-q"}, code: 2, err: "--overwrite", keep: []string{"m.bin", "m.manifest.json"}},
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "-q"}, code: 2, err: "--overwrite", keep: []string{"m.bin", "m.bin.manifest.json"}},
 		hostileCase{name: "case 3: report over its input's manifest", files: a, prep: [][]string{toCleanDataset},
 			args: []string{"report", "DS", "-o", "DS/manifest.json", "--overwrite"}, code: 2, err: "file of the input dataset", keep: []string{"DS"}},
 		hostileCase{name: "case 3: card over a removed part of its input", files: a, prep: [][]string{toCleanDataset},
@@ -384,7 +393,7 @@ func hostileCases() []hostileCase {
 				if code, o, e := sluiceIn(t, "", "verify", "DS"); code != 0 {
 					t.Errorf("verify after the card: %d %s %s", code, o, e)
 				}
-				if _, err := dataset.ReadManifest("DS/README.manifest.json"); err != nil {
+				if _, err := dataset.ReadManifest("DS/README.md.manifest.json"); err != nil {
 					t.Errorf("the card's manifest: %v", err)
 				}
 			}},

@@ -53,7 +53,7 @@ func reportCommand(s Streams) *cli.Command {
 			"run. --card writes a Hugging Face dataset card (README.md) instead of the page: YAML front matter\n" +
 			"(configs, features, language, size category, license), the processing steps, statistics, and how\n" +
 			"to load it. An existing output is replaced only with --overwrite, and only when sluice wrote it (the\n" +
-			"manifest beside it, report.manifest.json or README.manifest.json, lists it).",
+			"manifest beside it, report.html.manifest.json or README.md.manifest.json, lists it).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
 				Usage: "the file to write (default: report.html; with --card, README.md in the last DATASET)"},

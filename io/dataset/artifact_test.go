@@ -39,7 +39,8 @@ func TestAnArtifactIsNeverAnInputNorAFileOfOne(t *testing.T) {
 		{filepath.Join(ds, "manifest.json"), []string{part}},
 		{filepath.Join(ds, "data", "part-00001.parquet"), []string{part}},
 		{"corp/counts.json", []string{"corp"}},
-		{"t.manifest.json", []string{"t.manifest.json"}},
+		{"t.json.manifest.json", []string{"t.json.manifest.json"}},
+		{"t.json", []string{"t.json.manifest.json"}},
 	} {
 		before := tree(t, ".")
 		err := writeArtifact(c.out, true, c.inputs, "new")
@@ -82,7 +83,7 @@ func TestAnArtifactReplacesOnlyAFileSluiceWrote(t *testing.T) {
 	if err := writeArtifact(page, false, nil, "one"); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadManifest(filepath.Join(dir, "report.manifest.json"))
+	m, err := ReadManifest(filepath.Join(dir, "report.html.manifest.json"))
 	if err != nil || m.Artifact != "test" || !slices.Equal(m.Files, []string{"report.html"}) || len(m.Outputs) != 1 || m.Outputs[0].Path != page || m.Outputs[0].Bytes != 3 {
 		t.Fatalf("the artifact's manifest: %+v, %v", m, err)
 	}

@@ -7,7 +7,6 @@ package dataset
 
 import (
 	"io"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -121,18 +120,12 @@ func (t Target) SidePath(name string) string {
 	return t.stem() + "." + name
 }
 
-// stem is the path of a one-file target without its suffix: the data
-// suffix of a one-file dataset, the extension of an artifact (report.html
-// → report).
-func (t Target) stem() string {
-	if t.Kind == File {
-		if s := stem(t.Path); s != t.Path {
-			return s
-		}
-		return strings.TrimSuffix(t.Path, path.Ext(t.Path))
-	}
-	return stem(t.Path)
-}
+// stem is the path of a one-file target without its data suffix
+// (OUT.parquet → OUT); an artifact of another kind keeps its whole name
+// (report.html → report.html, so its manifest is
+// report.html.manifest.json), so that two artifacts of one name and
+// different extensions (a model and its training text) never share one.
+func (t Target) stem() string { return stem(t.Path) }
 
 // stem strips the data suffix from a one-file path.
 func stem(p string) string {
