@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -78,6 +77,7 @@ func commandLine(c *cli.Context) []string {
 // the app's Metadata under "args" before running it; manifests record that
 // command line.
 func NewApp(s Streams) *cli.App {
+	var profile *cpuProfile // --cpuprofile
 	app := &cli.App{
 		Name:    "sluice",
 		Usage:   "turn raw text corpora into clean, deduplicated, token-counted training datasets",
@@ -96,16 +96,16 @@ func NewApp(s Streams) *cli.App {
 		Before: func(c *cli.Context) error {
 			blob.SetEndpoint(c.String("s3-endpoint"))
 			if path := c.String("cpuprofile"); path != "" {
-				f, err := os.Create(path)
-				if err != nil {
-					return err
-				}
-				return pprof.StartCPUProfile(f)
+				var err error
+				profile, err = startCPUProfile(path, c.Args().Slice())
+				return err
 			}
 			return nil
 		},
 		After: func(c *cli.Context) error {
-			pprof.StopCPUProfile()
+			if profile != nil {
+				return profile.stop()
+			}
 			return nil
 		},
 		Commands: []*cli.Command{

@@ -1,8 +1,10 @@
 package command
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"runtime/pprof"
 
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
@@ -37,4 +39,34 @@ func outputPaths(t dataset.Target) []string {
 		return []string{t.Path, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path}
 	}
 	return nil
+}
+
+// cpuProfile is the Go CPU profile of a run (--cpuprofile): kept in
+// memory while the command runs and written, as an artifact, when it ends.
+type cpuProfile struct {
+	file *dataset.Artifact
+	buf  bytes.Buffer
+}
+
+// startCPUProfile claims path (never one of args, the command line's
+// paths, nor a file sluice did not write) and starts the profile.
+func startCPUProfile(path string, args []string) (*cpuProfile, error) {
+	file, err := beginArtifact(context.Background(), "--cpuprofile", dataset.ArtifactSpec{Path: path, What: "CPU profile",
+		Inputs: args, Overwrite: true})
+	if err != nil {
+		return nil, err
+	}
+	p := &cpuProfile{file: file}
+	if err := pprof.StartCPUProfile(&p.buf); err != nil {
+		file.Abort()
+		return nil, err
+	}
+	return p, nil
+}
+
+// stop ends the profile and writes it.
+func (p *cpuProfile) stop() error {
+	pprof.StopCPUProfile()
+	defer p.file.Abort()
+	return p.file.Commit(p.buf.Bytes())
 }

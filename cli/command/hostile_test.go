@@ -401,6 +401,8 @@ func hostileCases() []hostileCase {
 			args: []string{"tokens", "t.json", "-o", "t.json", "--overwrite"}, code: 2, err: "also an input", keep: []string{"t.json"}},
 		hostileCase{name: "case 3: token counts over a user file", files: map[string]string{"a.jsonl": rowsA, "t.csv": "mine"},
 			args: []string{"tokens", "a.jsonl", "-o", "t.csv", "--overwrite"}, code: 2, err: "not written by sluice", keep: []string{"t.csv"}},
+		hostileCase{name: "a CPU profile over an input", files: a,
+			args: []string{"--cpuprofile", "a.jsonl", "convert", "a.jsonl", "-o", "b.parquet"}, code: 2, err: "also an input", keep: []string{"a.jsonl"}, never: []string{"b.parquet"}},
 		hostileCase{name: "case 3: cluster table over the output's manifest", files: a,
 			args: []string{"dedup", "minhash", "a.jsonl", "-o", "o.parquet", "--clusters", "o.removed.parquet"}, code: 2, err: "also an output", never: []string{"o.parquet"}},
 	)
