@@ -270,6 +270,30 @@ func (o *Output) Commit(m *Manifest) error {
 	if err != nil {
 		return err
 	}
+	if err := o.checkInTheWay(d, files); err != nil {
+		return err
+	}
+	manifest, err := o.encodeManifest(m, files)
+	if err != nil {
+		return err
+	}
+	if err := o.replace(d, files, manifestName); err != nil {
+		return err
+	}
+	o.step(StepMoved)
+	if manifest != nil {
+		if err := d.write(manifestName, manifest); err != nil {
+			return err
+		}
+	}
+	d.finish()
+	o.endCommit()
+	return nil
+}
+
+// checkInTheWay refuses a commit that would replace a file the previous
+// output's manifest does not list.
+func (o *Output) checkInTheWay(d destination, files []string) error {
 	have, err := d.existing(files)
 	if err != nil {
 		return err
@@ -279,10 +303,12 @@ func (o *Output) Commit(m *Manifest) error {
 			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", joinPath(o.root, rel))
 		}
 	}
-	manifest, err := o.encodeManifest(m, files)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// replace removes the previous manifest, puts the new files in place and
+// removes the previous output's files that they do not replace.
+func (o *Output) replace(d destination, files []string, manifestName string) error {
 	if o.old != nil {
 		// From here until the new manifest is written the output reads as
 		// incomplete, never as a whole dataset of mixed files.
@@ -304,14 +330,6 @@ func (o *Output) Commit(m *Manifest) error {
 			}
 		}
 	}
-	o.step(StepMoved)
-	if manifest != nil {
-		if err := d.write(manifestName, manifest); err != nil {
-			return err
-		}
-	}
-	d.finish()
-	o.endCommit()
 	return nil
 }
 

@@ -334,7 +334,8 @@ type remoteDestination struct {
 
 func (d *remoteDestination) url(rel string) string { return blob.Join(d.o.root, rel) }
 
-// staged waits for the uploads of the run to finish.
+// staged waits for the uploads of the run to finish and lists what was
+// staged, in the store and on local disk.
 func (d *remoteDestination) staged(manifestName string) ([]string, error) {
 	r := d.o.remote
 	r.wg.Wait()
