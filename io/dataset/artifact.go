@@ -128,8 +128,8 @@ func refuseOverInput(p, in string) error {
 
 // ownedBy reports whether the canonical path p is a file of the sluice
 // output whose manifest is at manifest, in the canonical folder dir: the
-// manifest itself, a file it lists, anything under a dataset's data/ and
-// removed/, or a hidden file of its own.
+// manifest itself, a file it lists, a dataset's quarantine and anything
+// under its data/ and removed/, or a hidden file of its own.
 func ownedBy(manifest, dir, p string) bool {
 	if !within(p, dir) {
 		return false
@@ -143,6 +143,9 @@ func ownedBy(manifest, dir, p string) bool {
 		return true
 	}
 	if filepath.Base(manifest) == layout.ManifestName {
+		if rel == layout.QuarantineName {
+			return true // a dataset's, listed once it quarantines a line
+		}
 		for _, sub := range []string{layout.DataDir, layout.RemovedDir} {
 			if rel == sub || strings.HasPrefix(rel, sub+"/") {
 				return true

@@ -36,6 +36,7 @@ func TestAnArtifactIsNeverAnInputNorAFileOfOne(t *testing.T) {
 		{filepath.Join(ds, "manifest.json"), []string{ds}},
 		{filepath.Join(ds, "removed", "part-00000.parquet"), []string{ds}},
 		{filepath.Join(ds, "data", "new.parquet"), []string{ds}},
+		{filepath.Join(ds, "quarantine.jsonl"), []string{ds}},
 		{filepath.Join(ds, "manifest.json"), []string{part}},
 		{filepath.Join(ds, "data", "part-00001.parquet"), []string{part}},
 		{"corp/counts.json", []string{"corp"}},
