@@ -82,6 +82,37 @@ func TestCase6InterruptAtEveryStepOfTheCommit(t *testing.T) {
 	}
 }
 
+// TestCase6InterruptWhileAReportIsCommitted: a page is an output like a
+// dataset: interrupted before its commit the earlier page stays (130),
+// during it the new page is finished (0).
+func TestCase6InterruptWhileAReportIsCommitted(t *testing.T) {
+	for _, c := range []struct {
+		step dataset.CommitStep
+		code int
+	}{{dataset.StepBegun, 130}, {dataset.StepCommit, 130}, {dataset.StepMoved, 0}} {
+		t.Chdir(t.TempDir())
+		writeFiles(t, map[string]string{"a.jsonl": rowsA, "c.jsonl": rowsC})
+		for _, args := range [][]string{{"convert", "c.jsonl", "-o", "c"}, {"convert", "a.jsonl", "-o", "a"}, {"report", "c", "-o", "r.html"}} {
+			if code, o, e := sluiceIn(t, "", args...); code != 0 {
+				t.Fatalf("%v: %d %s %s", args, code, o, e)
+			}
+		}
+		before := snapshot(t, ".")
+		code, stderr := sluiceInterrupted(t, c.step, "report", "a", "-o", "r.html", "--overwrite")
+		if code != c.code {
+			t.Fatalf("step %d: exit %d, want %d: %s", c.step, code, c.code, stderr)
+		}
+		page, _ := os.ReadFile("r.html")
+		switch after := snapshot(t, "."); {
+		case c.code == 130 && after != before:
+			t.Errorf("step %d: files changed:\nbefore %s\nafter  %s", c.step, before, after)
+		case c.code == 0 && (!strings.Contains(string(page), "a.jsonl") || strings.Contains(string(page), "c.jsonl")):
+			t.Errorf("step %d: the page is not the new one", c.step)
+		}
+		leftovers(t, ".")
+	}
+}
+
 // TestCase1ANonFiniteThresholdNeverCostsTheOldDataset: a NaN threshold is
 // refused up front (exit 2) or, if it reaches the commit, the manifest
 // cannot be encoded and the commit stops before it touches the previous
