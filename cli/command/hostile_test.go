@@ -397,6 +397,15 @@ func hostileCases() []hostileCase {
 					t.Errorf("the card's manifest: %v", err)
 				}
 			}},
+		hostileCase{name: "a page an earlier version wrote is replaced with --overwrite only", files: map[string]string{"a.jsonl": rowsA, "r.html": oldPage},
+			prep: [][]string{toDataset}, args: []string{"report", "ds", "-o", "r.html"}, code: 2, err: "--overwrite", keep: []string{"r.html"}},
+		hostileCase{name: "a page an earlier version wrote, with --overwrite", files: map[string]string{"a.jsonl": rowsA, "r.html": oldPage},
+			prep: [][]string{toDataset}, args: []string{"report", "ds", "-o", "r.html", "--overwrite"}, code: 0,
+			check: func(t *testing.T, _, _ string) {
+				if b, _ := os.ReadFile("r.html"); string(b) == oldPage {
+					t.Error("the old page was not replaced")
+				}
+			}},
 		hostileCase{name: "case 3: token counts over their input", files: map[string]string{"t.json": rowsA},
 			args: []string{"tokens", "t.json", "-o", "t.json", "--overwrite"}, code: 2, err: "also an input", keep: []string{"t.json"}},
 		hostileCase{name: "case 3: token counts over a user file", files: map[string]string{"a.jsonl": rowsA, "t.csv": "mine"},
@@ -408,6 +417,10 @@ func hostileCases() []hostileCase {
 	)
 	return cases
 }
+
+// oldPage is a report page as a version that wrote no manifest beside it
+// left it.
+const oldPage = "<!doctype html>\n<html><head>\n<meta name=\"generator\" content=\"sluice report\">\n</head></html>\n"
 
 // labelledRows is a small labelled training file of two classes.
 func labelledRows() string {

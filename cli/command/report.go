@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -122,7 +123,7 @@ func runReport(ctx context.Context, o *ReportOptions, args, command []string, s 
 		inputs = append(inputs, o.Compare)
 	}
 	file, err := dataset.BeginArtifact(ctx, dataset.ArtifactSpec{Path: out, What: what, Inputs: inputs,
-		Overwrite: o.Overwrite, Command: command, Version: Version})
+		Overwrite: o.Overwrite, Command: command, Version: Version, Written: isReportFile})
 	if err != nil && o.Output != "" {
 		return fmt.Errorf("-o: %w", err)
 	}
@@ -188,4 +189,27 @@ func reportCardDir(path string) string {
 		return path
 	}
 	return filepath.Dir(path)
+}
+
+// reportMarks are in every page and card sluice writes: a page or card
+// written before they had a manifest beside them is recognised by them
+// (and replaced with --overwrite).
+var reportMarks = [][]byte{[]byte(`<meta name="generator" content="sluice report">`), []byte("# written by sluice report")}
+
+// isReportFile reports whether the file at path starts like a page or a
+// card sluice wrote.
+func isReportFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	for _, m := range reportMarks {
+		if bytes.Contains(head[:n], m) {
+			return true
+		}
+	}
+	return false
 }

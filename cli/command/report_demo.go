@@ -17,7 +17,7 @@ func demoReport(ctx context.Context, out string, overwrite bool, workers int, co
 	path := filepath.Join(out, "report.html")
 	inputs := []string{out, filepath.Join(out, "decontaminated")}
 	file, err := dataset.BeginArtifact(ctx, dataset.ArtifactSpec{Path: path, What: "report", Inputs: inputs,
-		Overwrite: overwrite, Command: command, Version: Version})
+		Overwrite: overwrite, Command: command, Version: Version, Written: isReportFile})
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,11 @@ type ArtifactSpec struct {
 	Overwrite bool
 	Command   []string // the command line, recorded in the manifest
 	Version   string   // the tool version, recorded in the manifest
+	// Written, when set, tells whether an existing file that no manifest
+	// lists was written by sluice all the same: a mark in the file from a
+	// version that wrote no manifest beside it (a report page's). Such a
+	// file is replaced as one that a manifest lists. Local files only.
+	Written func(path string) bool
 }
 
 // ArtifactTarget returns the target of an artifact at path.
@@ -175,7 +180,7 @@ func BeginArtifact(ctx context.Context, s ArtifactSpec) (*Artifact, error) {
 	if err := CheckArtifact(s); err != nil {
 		return nil, err
 	}
-	out, err := Begin(ctx, ArtifactTarget(s.Path), s.Overwrite)
+	out, err := beginOutput(ctx, ArtifactTarget(s.Path), s.Overwrite, s.Written)
 	if err != nil {
 		return nil, err
 	}

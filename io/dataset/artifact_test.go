@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sluice-data/sluice/io/layout"
@@ -97,9 +98,35 @@ func TestAnArtifactReplacesOnlyAFileSluiceWrote(t *testing.T) {
 	if b, _ := os.ReadFile(page); string(b) != "two" {
 		t.Errorf("after the overwrite: %q", b)
 	}
+	// A file that carries the mark of an earlier version is sluice's too.
+	old := filepath.Join(dir, "old.html")
+	os.WriteFile(old, []byte("<p>sluice wrote me</p>"), 0o644)
+	marked := func(p string) bool { b, _ := os.ReadFile(p); return strings.Contains(string(b), "sluice wrote me") }
+	for _, overwrite := range []bool{false, true} {
+		a, err := BeginArtifact(context.Background(), ArtifactSpec{Path: mine, Overwrite: overwrite, Written: marked})
+		if err == nil {
+			a.Abort()
+		}
+		if !errors.Is(err, ErrRefused) {
+			t.Errorf("an unmarked user file (overwrite %v): %v", overwrite, err)
+		}
+	}
+	a, err := BeginArtifact(context.Background(), ArtifactSpec{Path: old, Written: marked})
+	if !errors.Is(err, ErrExists) {
+		t.Errorf("a marked file without overwrite: %v", err)
+	}
+	if a, err = BeginArtifact(context.Background(), ArtifactSpec{Path: old, Overwrite: true, Written: marked}); err != nil {
+		t.Fatalf("a marked file with overwrite: %v", err)
+	}
+	if err := a.Commit([]byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "new" {
+		t.Errorf("the marked file holds %q", b)
+	}
 	// A write that fails leaves the previous file and its manifest.
 	before := tree(t, dir)
-	a, err := BeginArtifact(context.Background(), ArtifactSpec{Path: page, Overwrite: true})
+	a, err = BeginArtifact(context.Background(), ArtifactSpec{Path: page, Overwrite: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,9 @@ type Output struct {
 	// (see beginCommit); commits, when set, is told of the commit.
 	ctx     context.Context
 	commits *Commits
+	// written, when set, tells whether a file without a manifest beside
+	// it is sluice's all the same (see ArtifactSpec.Written).
+	written func(path string) bool
 }
 
 // Begin prepares to write t, a local path or an object-store URL (see
@@ -50,7 +53,11 @@ type Output struct {
 // directory) is removed. ctx is the run's: once it is cancelled Commit
 // refuses to begin, and a commit that began ignores it (see Commits).
 func Begin(ctx context.Context, t Target, overwrite bool) (*Output, error) {
-	o := &Output{final: t, staged: t, ctx: ctx, commits: commitsOf(ctx)}
+	return beginOutput(ctx, t, overwrite, nil)
+}
+
+func beginOutput(ctx context.Context, t Target, overwrite bool, written func(string) bool) (*Output, error) {
+	o := &Output{final: t, staged: t, ctx: ctx, commits: commitsOf(ctx), written: written}
 	if t.Kind == Discard || t.Kind == Stdout {
 		return o, nil
 	}
@@ -209,6 +216,11 @@ func (o *Output) claimFile(overwrite bool) error {
 			return fmt.Errorf("%s: %w", t.Path, ErrExists)
 		}
 		return nil
+	case derr == nil && o.written != nil && o.written(t.Path):
+		if !overwrite {
+			return fmt.Errorf("%s: %w", t.Path, ErrExists)
+		}
+		o.old = map[string]bool{filepath.Base(t.Path): true}
 	case derr == nil:
 		return refusef("%s: exists and was not written by sluice (no %s lists it); refusing to replace it: remove it yourself or choose another output", t.Path, filepath.Base(manifest))
 	}
