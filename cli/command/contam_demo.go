@@ -101,6 +101,7 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	if err := appendJSONLines(&b, probes); err != nil {
 		return err
 	}
+	file.Rows = int64(len(probes))
 	if err := file.Commit(b.Bytes()); err != nil {
 		return err
 	}

@@ -244,5 +244,6 @@ func writeClusterTable(file *dataset.Artifact, index *stages.MinHashIndex) error
 	if err != nil {
 		return err
 	}
+	file.Rows = rec.NumRows()
 	return file.Commit(data)
 }

@@ -412,6 +412,14 @@ func hostileCases() []hostileCase {
 			args: []string{"tokens", "a.jsonl", "-o", "t.csv", "--overwrite"}, code: 2, err: "not written by sluice", keep: []string{"t.csv"}},
 		hostileCase{name: "a CPU profile over an input", files: a,
 			args: []string{"--cpuprofile", "a.jsonl", "convert", "a.jsonl", "-o", "b.parquet"}, code: 2, err: "also an input", keep: []string{"a.jsonl"}, never: []string{"b.parquet"}},
+		hostileCase{name: "a cluster table and token counts verify as one-file outputs", files: a,
+			prep: [][]string{{"dedup", "minhash", "a.jsonl", "-o", "o", "--clusters", "cl.parquet"}, {"tokens", "a.jsonl", "-o", "t.parquet"}},
+			args: []string{"verify", "cl.parquet"}, code: 0,
+			check: func(t *testing.T, _, _ string) {
+				if code, o, e := sluiceIn(t, "", "verify", "t.parquet"); code != 0 {
+					t.Errorf("verify t.parquet: %d %s %s", code, o, e)
+				}
+			}},
 		hostileCase{name: "case 3: cluster table over the output's manifest", files: a,
 			args: []string{"dedup", "minhash", "a.jsonl", "-o", "o.parquet", "--clusters", "o.removed.parquet"}, code: 2, err: "also an output", never: []string{"o.parquet"}},
 	)

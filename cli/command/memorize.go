@@ -152,8 +152,8 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 	if err := appendJSONLines(&b, probes); err != nil {
 		return err
 	}
-	file.Manifest.Options, file.Manifest.Inputs, file.Manifest.Counts = o.Probes, m.Inputs, m.Counts
-	file.Manifest.Report = map[string]any{"source_field": o.SourceField, "probes": len(probes),
+	file.Manifest.Options, file.Manifest.Inputs, file.Rows = o.Probes, m.Inputs, int64(len(probes))
+	file.Manifest.Report = map[string]any{"source_field": o.SourceField, "probes": len(probes), "counts": m.Counts,
 		"documents_offered": sampler.Offered, "candidates_too_short": sampler.TooShort, "dup_counts": stage.HasDupCounts()}
 	if err := file.Commit(b.Bytes()); err != nil {
 		return err
@@ -224,6 +224,7 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 		if err := appendJSONLines(&b, canaries); err != nil {
 			return err
 		}
+		file.Rows = int64(len(canaries))
 		if err := file.Commit(b.Bytes()); err != nil {
 			return err
 		}

@@ -266,7 +266,7 @@ func writeTokenCounts(file *dataset.Artifact, r TokenReport) error {
 		if err != nil {
 			return err
 		}
-		data = b
+		data, file.Rows = b, int64(len(rows))
 	}
 	return file.Commit(data)
 }

@@ -25,10 +25,14 @@ import (
 // sluice's: a file without one is never replaced.
 type Artifact struct {
 	// Manifest is what the manifest beside the file records: the command,
-	// and whatever the command adds (Options, Inputs, Counts, Report).
-	// Commit fills in the file itself (Outputs, Files) and what it is.
+	// and whatever the command adds (Options, Inputs, Report). Commit
+	// fills in the file itself (Outputs, Counts, Files) and what it is.
 	Manifest Manifest
-	out      *Output
+	// Rows are the rows of a Parquet or JSONL artifact (a table, probes),
+	// recorded in its manifest as the file's rows and as its counts, so
+	// that the manifest verifies as a one-file output's.
+	Rows int64
+	out  *Output
 }
 
 // ArtifactSpec says where an artifact goes and what it may not replace.
@@ -218,7 +222,8 @@ func (a *Artifact) CommitFunc(write func(w io.Writer) error) error {
 		return err
 	}
 	m := a.Manifest
-	m.Outputs = []OutputFile{{Path: staged, Bytes: af.Size(), Hash: fmt.Sprintf("%016x", af.Sum64())}}
+	m.Outputs = []OutputFile{{Path: staged, Rows: a.Rows, Bytes: af.Size(), Hash: fmt.Sprintf("%016x", af.Sum64())}}
+	m.Counts = Counts{RowsIn: a.Rows, RowsOut: a.Rows}
 	return a.out.Commit(&m)
 }
 
