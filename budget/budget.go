@@ -39,6 +39,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/sluice-data/sluice/internal/limit"
 )
 
 // Defaults and thresholds of the plan.
@@ -180,8 +182,42 @@ func Compute(in Input) (Plan, error) {
 		p.EpochsNeeded = p.OptimalTokens / p.CorpusTokens
 		p.OptimalFLOPs = TrainingFLOPs(p.Params, p.OptimalTokens)
 	}
+	if err := p.checkResults(); err != nil {
+		return p, err
+	}
 	p.warn()
 	return p, nil
+}
+
+// results is the range of every number a plan computes: inputs that
+// are each finite can multiply past what a float64 holds.
+var results = limit.Closed(0, math.MaxFloat64)
+
+// checkResults refuses a plan with a number that overflowed, naming it,
+// so that no plan with an infinity is printed or encoded.
+func (p *Plan) checkResults() error {
+	type result struct {
+		name string
+		v    float64
+	}
+	named := []result{
+		{"corpus tokens", p.CorpusTokens}, {"tokens seen", p.TokensSeen}, {"epochs", p.Epochs},
+		{"training FLOPs", p.FLOPs}, {"compute-optimal tokens", p.OptimalTokens},
+		{"epochs needed", p.EpochsNeeded}, {"compute-optimal FLOPs", p.OptimalFLOPs},
+		{"compute-optimal model", p.OptimalParams}, {"model for the tokens seen", p.OptimalParamsSeen},
+		{"compute of the model for the tokens seen", p.OptimalParamsSeenFLOPs},
+	}
+	for _, s := range p.Sources {
+		named = append(named, result{"epochs of source " + s.Name, s.Epochs},
+			result{"tokens contributed by source " + s.Name, s.Contributed})
+	}
+	var errs []error
+	for _, r := range named {
+		if err := results.Check(r.name, r.v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // corpus sets the corpus and the tokens seen of a run without a mixture.

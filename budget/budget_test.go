@@ -1,10 +1,13 @@
 package budget
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sluice-data/sluice/internal/limit"
 )
 
 func near(a, b float64) bool {
@@ -339,5 +342,24 @@ func TestBudgetFormat(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// Finite inputs can still multiply past what a float64 holds: Compute
+// refuses such a plan, naming each number that overflowed, so that no
+// plan with an infinity is printed or encoded as JSON.
+func TestComputeRefusesResultsThatOverflow(t *testing.T) {
+	_, err := Compute(Input{CorpusTokens: 1e308, Params: 1e308})
+	var le *limit.Error
+	if !errors.As(err, &le) {
+		t.Fatalf("got %v, want a *limit.Error", err)
+	}
+	for _, want := range []string{"training FLOPs is +Inf", "compute-optimal tokens is +Inf", "compute-optimal FLOPs is +Inf", "give smaller ones"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v lacks %q", err, want)
+		}
+	}
+	if _, err := Compute(Input{CorpusTokens: 1e15, Params: 1e15, Epochs: 1e6}); err != nil {
+		t.Errorf("large but finite: %v", err)
 	}
 }

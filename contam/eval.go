@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sluice-data/sluice/columnar"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
 	"github.com/sluice-data/sluice/io/pqio"
@@ -57,6 +58,10 @@ func ReadEvals(files []input.File, o EvalOptions) ([]EvalSet, []Example, error) 
 	sets := setNames(files)
 	var examples []Example
 	for i, f := range files {
+		// The sets are held in memory: each is a bounded side file.
+		if err := sidefile.Input(f, sidefile.EvalSet); err != nil {
+			return nil, nil, err
+		}
 		var err error
 		if f.Format == input.Parquet {
 			examples, err = readParquet(f, i, o, examples)

@@ -11,16 +11,16 @@ import (
 
 // Params are the matching rules.
 type Params struct {
-	NGram int `yaml:"ngram" json:"ngram"` // words per n-gram
+	NGram int `yaml:"ngram" json:"ngram" limit:"[1,1000]"` // words per n-gram
 	// MinOverlap is the least number of an example's distinct n-grams a
 	// text must share for the example to be matched.
-	MinOverlap int `yaml:"min_overlap" json:"min_overlap"`
+	MinOverlap int `yaml:"min_overlap" json:"min_overlap" limit:"[1,1e9]"`
 	// MinFraction, when above 0, also requires that fraction of the
 	// example's (kept) n-grams to appear in the text.
-	MinFraction float64 `yaml:"min_fraction" json:"min_fraction"`
+	MinFraction float64 `yaml:"min_fraction" json:"min_fraction" limit:"[0,1]"`
 	// MaxNGramExamples drops n-grams found in more than this many
 	// examples (0: none dropped).
-	MaxNGramExamples int `yaml:"max_ngram_examples" json:"max_ngram_examples"`
+	MaxNGramExamples int `yaml:"max_ngram_examples" json:"max_ngram_examples" limit:"[0,1e12]"`
 }
 
 // DefaultParams are GPT-3's: 13-grams, one shared n-gram is enough, and

@@ -17,6 +17,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/provenance"
 )
 
 // Options tune Compare.
@@ -98,12 +99,19 @@ type Count struct {
 
 // Result is what Compare found.
 type Result struct {
-	A         Version `json:"a"`
-	B         Version `json:"b"`
-	Identical bool    `json:"identical"` // same version id: the same bytes
-	Config    Config  `json:"config"`
-	Counts    []Count `json:"counts"`
-	Rows      *Rows   `json:"rows"` // nil when rows were not compared
+	A Version `json:"a"`
+	B Version `json:"b"`
+	// Identical is true when both versions' files are what their
+	// manifests record (hashed again: see provenance.Verify) and those
+	// give the same version id: the same bytes.
+	Identical bool   `json:"identical"`
+	Config    Config `json:"config"`
+	// ProblemsA and ProblemsB are where the files of A and B are not what
+	// their manifests record.
+	ProblemsA []provenance.Problem `json:"problems_a"`
+	ProblemsB []provenance.Problem `json:"problems_b"`
+	Counts    []Count              `json:"counts"`
+	Rows      *Rows                `json:"rows"` // nil when rows were not compared
 }
 
 // Open reads the manifest of the output at path (a dataset directory, a
@@ -116,19 +124,46 @@ func Open(path string) (Version, error) {
 	return Version{Path: path, Manifest: manifest, VersionID: dataset.IDOf(m), M: m, Root: root}, nil
 }
 
-// Compare compares versions a and b.
+// Compare compares versions a and b. Whether they are identical is
+// decided from their files, never from the version ids their manifests
+// record: every file of each is checked against its manifest first.
 func Compare(ctx context.Context, a, b Version, opts Options) (*Result, error) {
-	r := &Result{A: a, B: b, Identical: a.VersionID == b.VersionID}
+	r := &Result{A: a, B: b}
+	var out *dataset.Output // RowsOut, begun before any work
+	if opts.RowsOut != "" && !opts.NoRows {
+		var err error
+		if out, err = beginRowsOut(ctx, a, b, opts.RowsOut); err != nil {
+			return nil, err
+		}
+		defer out.Abort()
+	}
+	var err error
+	if r.ProblemsA, err = problemsOf(ctx, a, opts); err != nil {
+		return nil, err
+	}
+	if r.ProblemsB, err = problemsOf(ctx, b, opts); err != nil {
+		return nil, err
+	}
+	r.Identical = len(r.ProblemsA) == 0 && len(r.ProblemsB) == 0 && dataset.VersionID(a.M) == dataset.VersionID(b.M)
 	r.Config = compareConfig(a.M, b.M)
 	r.Counts = compareCounts(a.M, b.M)
 	if !opts.NoRows {
-		rows, err := compareRows(ctx, a, b, opts)
+		rows, err := compareRows(ctx, a, b, opts, out)
 		if err != nil {
 			return nil, err
 		}
 		r.Rows = rows
 	}
 	return r, nil
+}
+
+// problemsOf checks the files of v against its manifest.
+func problemsOf(ctx context.Context, v Version, opts Options) ([]provenance.Problem, error) {
+	check, err := provenance.Verify(ctx, v.Manifest, provenance.VerifyOptions{Mem: opts.Mem})
+	if err != nil {
+		return nil, err
+	}
+	return check.Problems, nil
 }
 
 func compareConfig(a, b *dataset.Manifest) Config {

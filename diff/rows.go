@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/columnar"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/pipeline"
 	"github.com/sluice-data/sluice/pipeline/shard"
@@ -48,6 +49,11 @@ type Rows struct {
 	OnlyB    int64    `json:"only_b"`
 	Changed  int64    `json:"changed"`
 	Examples Examples `json:"examples"`
+	// NotCompared tells what the versions' columns do not let the rows
+	// comparison compare: texts, when a version has no text column, or
+	// the rows themselves (only counted then), when they can be matched
+	// neither by id nor by text.
+	NotCompared string `json:"not_compared,omitempty"`
 	// RowsOut are the Parquet files written (Options.RowsOut).
 	RowsOut []string `json:"rows_out,omitempty"`
 	// Partitions is the number of spill partitions the keys were split
@@ -92,20 +98,26 @@ var spillSchema = arrow.NewSchema([]arrow.Field{
 
 // rowDiff is one row comparison under way.
 type rowDiff struct {
-	opts   Options
-	mem    memory.Allocator
-	byID   bool
-	parts  int
-	dir    string
-	files  [2][]string
-	marks  [2]marks
-	rows   *Rows
-	pairs  []pair // the first changed pairs, by B's row
-	nEx    int
-	texts  map[[2]int64]string // side, row -> text, of the changed examples
-	idsOf  map[int64]string    // B row -> id, of the changed examples
-	writer [2]*dataset.Writer
+	opts  Options
+	mem   memory.Allocator
+	byID  bool
+	parts int
+	dir   string
+	files [2][]string
+	marks [2]marks
+	rows  *Rows
+	pairs []pair // the first changed pairs, by B's row
+	nEx   int
+	texts map[[2]int64]string // side, row -> text, of the changed examples
+	idsOf map[int64]string    // B row -> id, of the changed examples
+	// noText is set when a version has no text column: rows matched by
+	// id are then the same whatever their texts.
+	noText bool
+	out    *dataset.Output // where RowsOut is staged
 }
+
+// columns tells which of the compared columns a version has.
+type columns struct{ id, text bool }
 
 // marks tell, per row of a version, whether it is only there or changed.
 type marks struct{ only, changed []uint64 }
@@ -121,7 +133,10 @@ func isSet(bits []uint64, i int64) bool { return bits[i/64]&(1<<(i%64)) != 0 }
 
 type pair struct{ a, b int64 }
 
-func compareRows(ctx context.Context, a, b Version, opts Options) (*Rows, error) {
+// compareRows compares the rows of a and b; out, when not nil, is where
+// the rows that differ are written (Options.RowsOut), committed once
+// whole.
+func compareRows(ctx context.Context, a, b Version, opts Options, out *dataset.Output) (*Rows, error) {
 	if opts.IDField == "" {
 		opts.IDField = "id"
 	}
@@ -131,7 +146,7 @@ func compareRows(ctx context.Context, a, b Version, opts Options) (*Rows, error)
 	if opts.PartitionRows <= 0 {
 		opts.PartitionRows = DefaultPartitionRows
 	}
-	d := &rowDiff{opts: opts, mem: opts.Mem, nEx: max(opts.Examples, 0), texts: map[[2]int64]string{}, idsOf: map[int64]string{},
+	d := &rowDiff{opts: opts, mem: opts.Mem, out: out, nEx: max(opts.Examples, 0), texts: map[[2]int64]string{}, idsOf: map[int64]string{},
 		rows: &Rows{Examples: Examples{OnlyA: []Example{}, OnlyB: []Example{}, Changed: []ChangedExample{}}}}
 	if d.mem == nil {
 		d.mem = memory.DefaultAllocator
@@ -144,22 +159,28 @@ func compareRows(ctx context.Context, a, b Version, opts Options) (*Rows, error)
 			}
 		}
 	}
-	hasA, err := hasColumn(d.files[0], opts.IDField)
-	if err != nil {
-		return nil, err
+	var cols [2]columns
+	for i := range cols {
+		var err error
+		if cols[i], err = d.columnsOf(d.files[i]); err != nil {
+			return nil, err
+		}
 	}
-	hasB, err := hasColumn(d.files[1], opts.IDField)
-	if err != nil {
-		return nil, err
-	}
-	d.byID = hasA && hasB && !opts.ByContent
+	d.byID = cols[0].id && cols[1].id && !opts.ByContent
+	d.noText = !cols[0].text || !cols[1].text
 	d.rows.Key = "content"
 	if d.byID {
 		d.rows.Key = "id"
 	}
+	d.rows.NotCompared = d.notCompared(cols)
+	if d.noText && !d.byID {
+		d.rows.Key = "none"
+		return d.rows, d.count(ctx)
+	}
 	total := a.M.Counts.RowsOut + b.M.Counts.RowsOut
 	d.parts = int(max(1, (total+int64(opts.PartitionRows)-1)/int64(opts.PartitionRows)))
 	d.rows.Partitions = d.parts
+	var err error
 	if d.dir, err = os.MkdirTemp(opts.TempDir, "sluice-diff-"); err != nil {
 		return nil, err
 	}
@@ -178,7 +199,93 @@ func compareRows(ctx context.Context, a, b Version, opts Options) (*Rows, error)
 	if err := d.collect(ctx); err != nil {
 		return nil, err
 	}
+	if d.out != nil {
+		if err := d.out.Commit(nil); err != nil {
+			return nil, err
+		}
+	}
 	return d.rows, nil
+}
+
+// columnsOf tells which of the id and text columns the data files have.
+func (d *rowDiff) columnsOf(files []string) (columns, error) {
+	id, err := hasColumn(files, d.opts.IDField)
+	if err != nil {
+		return columns{}, err
+	}
+	text, err := hasColumn(files, d.opts.TextField)
+	return columns{id: id, text: text}, err
+}
+
+// notCompared says what the columns of the versions do not let the
+// comparison compare, "" when nothing.
+func (d *rowDiff) notCompared(cols [2]columns) string {
+	noText := sidesWithout(cols, func(c columns) bool { return !c.text })
+	if noText == "" {
+		return ""
+	}
+	if d.byID {
+		return fmt.Sprintf("%s no text column (%s): rows are matched by id (%s), their texts are not compared", noText, d.opts.TextField, d.opts.IDField)
+	}
+	why := "--by-content matches rows by their text"
+	if !d.opts.ByContent {
+		why = fmt.Sprintf("%s no id column (%s) to match rows by", sidesWithout(cols, func(c columns) bool { return !c.id }), d.opts.IDField)
+	}
+	note := fmt.Sprintf("%s no text column (%s) and %s: the rows cannot be matched, only counted", noText, d.opts.TextField, why)
+	if d.opts.RowsOut != "" {
+		note += "; --rows-out writes nothing"
+	}
+	return note
+}
+
+// sidesWithout names the versions whose columns lack what lacks tells:
+// "A has", "B has", "A and B have", or "".
+func sidesWithout(cols [2]columns, lacks func(columns) bool) string {
+	switch a, b := lacks(cols[0]), lacks(cols[1]); {
+	case a && b:
+		return "A and B have"
+	case a:
+		return "A has"
+	case b:
+		return "B has"
+	}
+	return ""
+}
+
+// count counts the data rows of both versions, for a comparison that
+// cannot match them.
+func (d *rowDiff) count(ctx context.Context) error {
+	for side, n := range []*int64{&d.rows.RowsA, &d.rows.RowsB} {
+		err := provenance.ReadRows(ctx, d.mem, d.files[side], []string{d.opts.IDField, d.opts.TextField}, func(b *pipeline.Batch) error {
+			*n += b.Rec.NumRows()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// beginRowsOut begins the output of Options.RowsOut, a dataset output
+// of its own: refused when it is, holds or lies in a or b, staged until
+// both files are whole.
+func beginRowsOut(ctx context.Context, a, b Version, dir string) (*dataset.Output, error) {
+	t := dataset.Target{Path: filepath.Clean(dir), Kind: dataset.Directory}
+	var sources input.Set
+	for _, v := range []Version{a, b} {
+		s := provenance.Sources(v.M, v.Manifest, v.Root, false)
+		sources.Files = append(sources.Files, s.Files...)
+		sources.Dirs = append(sources.Dirs, s.Dirs...)
+	}
+	if err := t.Check(sources); err != nil {
+		return nil, fmt.Errorf("--rows-out: %w", err)
+	}
+	out, err := dataset.Begin(ctx, t, false)
+	if err != nil {
+		return nil, fmt.Errorf("--rows-out: %w", err)
+	}
+	return out, nil
 }
 
 func (d *rowDiff) partPath(p int) string {
@@ -217,6 +324,9 @@ func (d *rowDiff) spill(ctx context.Context) error {
 		werr = provenance.ReadRows(ctx, d.mem, d.files[side], []string{d.opts.IDField, d.opts.TextField}, func(b *pipeline.Batch) error {
 			rec := b.Rec
 			ids, texts := columnar.Column(rec, d.opts.IDField), columnar.Column(rec, d.opts.TextField)
+			if d.noText {
+				texts = nil // every text hashes the same
+			}
 			for i := 0; i < int(rec.NumRows()); i++ {
 				h := textHash(texts, i)
 				key = d.keyOf(key, ids, i, h)
@@ -371,13 +481,8 @@ func (d *rowDiff) collect(ctx context.Context) error {
 		want[[2]int64{1, p.b}] = true
 	}
 	counts := [2]int64{d.rows.OnlyA + d.rows.Changed, d.rows.OnlyB + d.rows.Changed}
-	if d.opts.RowsOut != "" {
-		if err := os.MkdirAll(d.opts.RowsOut, 0o755); err != nil {
-			return err
-		}
-	}
 	for side := 0; side < 2; side++ {
-		if counts[side] == 0 && d.opts.RowsOut == "" {
+		if counts[side] == 0 && d.out == nil {
 			continue
 		}
 		if err := d.collectSide(ctx, side, want); err != nil {
@@ -408,18 +513,22 @@ func (d *rowDiff) collectSide(ctx context.Context, side int, want map[[2]int64]b
 		}
 	}
 	var cols []string // every column when the rows are written
-	if d.opts.RowsOut == "" {
+	if d.out == nil {
 		cols = []string{d.opts.IDField, d.opts.TextField}
 	}
 	var w *dataset.Writer
 	var row int64
+	spilled := []int64{d.rows.RowsA, d.rows.RowsB}[side]
 	err := provenance.ReadRows(ctx, d.mem, d.files[side], cols, func(b *pipeline.Batch) error {
 		rec := b.Rec
 		ids, texts := columnar.Column(rec, d.opts.IDField), columnar.Column(rec, d.opts.TextField)
 		n := int(rec.NumRows())
+		if row+int64(n) > spilled {
+			return fmt.Errorf("%s: holds more than the %d rows read before: it changed while compared", b.Origin(0), spilled)
+		}
 		var keep []bool
 		var kinds []string
-		if d.opts.RowsOut != "" {
+		if d.out != nil {
 			keep = make([]bool, n)
 		}
 		for i := 0; i < n; i++ {
@@ -453,7 +562,7 @@ func (d *rowDiff) collectSide(ctx context.Context, side int, want map[[2]int64]b
 		row += int64(n)
 		if keep != nil {
 			if w == nil {
-				out := dataset.Target{Path: filepath.Join(d.opts.RowsOut, map[bool]string{true: "a", false: "b"}[side == 0]+".parquet"), Kind: dataset.ParquetFile}
+				out := dataset.Target{Path: filepath.Join(d.out.Target().Path, rowsOutName(side)), Kind: dataset.ParquetFile}
 				s := columnar.SetSchemaFields(rec.Schema(), []arrow.Field{{Name: DiffColumn, Type: arrow.BinaryTypes.String}})
 				var err error
 				if w, err = dataset.NewWriter(d.mem, out, s, dataset.Options{Parquet: pqio.Options{Codec: pqio.Zstd, Level: 1}}); err != nil {
@@ -482,11 +591,14 @@ func (d *rowDiff) collectSide(ctx context.Context, side int, want map[[2]int64]b
 			return err
 		}
 		for _, f := range files {
-			d.rows.RowsOut = append(d.rows.RowsOut, f.Path)
+			d.rows.RowsOut = append(d.rows.RowsOut, filepath.Join(d.opts.RowsOut, filepath.Base(f.Path)))
 		}
 	}
 	return nil
 }
+
+// rowsOutName is the name of the file of RowsOut that holds a side's rows.
+func rowsOutName(side int) string { return []string{"a.parquet", "b.parquet"}[side] }
 
 // write appends the rows keep marks, with their _diff, to w.
 func (d *rowDiff) write(ctx context.Context, w *dataset.Writer, rec arrow.RecordBatch, keep []bool, kinds []string) error {
@@ -514,12 +626,7 @@ func hasColumn(files []string, name string) (bool, error) {
 	}
 	f := files[0]
 	if strings.HasSuffix(f, ".parquet") {
-		r, err := pqio.Open(memory.DefaultAllocator, f, 1)
-		if err != nil {
-			return false, err
-		}
-		defer r.Close()
-		s, err := r.Schema()
+		s, err := provenance.ParquetSchema(f)
 		if err != nil {
 			return false, err
 		}

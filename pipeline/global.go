@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/sluice-data/sluice/pipeline/shard"
+import (
+	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/pipeline/shard"
+)
 
 // Scan runs a pass over the whole input (or one shard of it): the stages
 // before a global stage, then the given stage, writing nothing.
@@ -63,12 +66,43 @@ type Resetter interface {
 	Reset()
 }
 
+// Prepass is implemented by a stage whose pass over the input comes
+// before another pass over the same input, outside a global stage (a count
+// that plans what the next pass inserts): a run with one refuses a stream
+// input before it reads anything, as a run with a global stage does.
+type Prepass interface {
+	Stage
+	Prepass()
+}
+
+// CheckRereads refuses a stream input (standard input, a pipe, a FIFO),
+// which can be read once, when one of stages needs more than one pass over
+// the input: a global stage or a Prepass. The error wraps
+// input.ErrReadOnce.
+func CheckRereads(inputs []input.File, stages []Stage) error {
+	for _, st := range stages {
+		_, global := st.(Global)
+		_, prepass := st.(Prepass)
+		if global || prepass {
+			if err := input.RefuseStreams(inputs, "stage "+st.Name()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // PrepareGlobals runs, in one process, the passes of each global stage
 // among built, in order, and puts its filter in its place. run runs one
 // pass: the stages given, nothing written (label names the pass for
 // progress). The stages before a global stage run in its passes, already
-// prepared, and are reset afterwards (Resetter).
-func PrepareGlobals(built []Stage, run func(stages []Stage, label string) error) error {
+// prepared, and are reset afterwards (Resetter). A stream among inputs,
+// which a second pass would find empty, is refused before any pass
+// (CheckRereads).
+func PrepareGlobals(inputs []input.File, built []Stage, run func(stages []Stage, label string) error) error {
+	if err := CheckRereads(inputs, built); err != nil {
+		return err
+	}
 	for i, st := range built {
 		g, ok := st.(Global)
 		if !ok {

@@ -29,10 +29,11 @@ func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
 		var inf *jsonl.Inference
 		var err error
 		complete := true
-		if cfg.InferRows == InferAll {
+		if rows, limited := inferRows(cfg); rows == InferAll {
 			inf, err = inferAll(ctx, cfg, copts)
 		} else {
-			inf, src.buffered, complete, err = inferPrefix(src.reader, cfg)
+			inf, src.buffered, complete, err = inferPrefix(src.reader, cfg, rows)
+			complete = complete || limited
 		}
 		if err != nil {
 			return nil, err
@@ -65,14 +66,23 @@ func openJSONLSource(ctx context.Context, cfg Config) (*jsonlSource, error) {
 	return src, nil
 }
 
-// inferPrefix reads chunks until it has seen cfg.InferRows lines and
-// infers the schema from them. complete reports that the chunks hold the
-// whole input.
-func inferPrefix(r *jsonl.ChunkReader, cfg Config) (*jsonl.Inference, []*jsonl.Chunk, bool, error) {
+// inferRows is how many lines the schema is inferred from (InferAll for
+// all): cfg.InferRows, but no more than the run reads (Config.Limit), in
+// which case limited is true: those lines are the whole input read.
+func inferRows(cfg Config) (rows int, limited bool) {
+	if cfg.Limit > 0 && (cfg.InferRows == InferAll || int64(cfg.InferRows) >= cfg.Limit) {
+		return int(cfg.Limit), true
+	}
+	return cfg.InferRows, false
+}
+
+// inferPrefix reads chunks until it has seen rows lines and infers the
+// schema from them. complete reports that the chunks hold the whole input.
+func inferPrefix(r *jsonl.ChunkReader, cfg Config, rows int) (*jsonl.Inference, []*jsonl.Chunk, bool, error) {
 	inf := jsonl.NewInference(cfg.MaxDepth)
 	var chunks []*jsonl.Chunk
 	seen := 0
-	for seen < cfg.InferRows {
+	for seen < rows {
 		c, err := r.Next()
 		if err == io.EOF {
 			return inf, chunks, true, nil
@@ -81,7 +91,7 @@ func inferPrefix(r *jsonl.ChunkReader, cfg Config) (*jsonl.Inference, []*jsonl.C
 			return nil, nil, false, err
 		}
 		chunks = append(chunks, c)
-		n := min(c.Len(), cfg.InferRows-seen)
+		n := min(c.Len(), rows-seen)
 		inf.ObserveLines(c, n)
 		seen += n
 	}
@@ -110,6 +120,10 @@ func inferAll(ctx context.Context, cfg Config, copts jsonl.ChunkOptions) (*jsonl
 func (s *jsonlSource) schema() *arrow.Schema   { return s.s }
 func (s *jsonlSource) schemaText() string      { return s.typ.String() }
 func (s *jsonlSource) stats() []jsonl.FileStat { return s.reader.Stats() }
+
+// stop stops the reading in the file it is in (stopper).
+func (s *jsonlSource) stop() { s.reader.Stop() }
+
 func (s *jsonlSource) close() {
 	for _, d := range s.decs {
 		d.Release()

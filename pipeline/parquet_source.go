@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
 	"github.com/sluice-data/sluice/io/pqio"
@@ -31,6 +32,10 @@ type parquetSource struct {
 	cur     *pqio.Reader
 	st      []jsonl.FileStat
 	readers []workerReader
+	// stamps are the local files as they were before they were read,
+	// checked once each is read (a file that changes while it is read
+	// fails the run); nil for objects of a store.
+	stamps []*input.Stamp
 }
 
 // workerReader is the file a worker has open for row-group units.
@@ -42,10 +47,17 @@ type workerReader struct {
 func openParquetSource(cfg Config) (*parquetSource, error) {
 	src := &parquetSource{cfg: cfg, st: make([]jsonl.FileStat, len(cfg.Inputs)),
 		groups: make([][]int64, len(cfg.Inputs)), slices: make([][2]int, len(cfg.Inputs)), base: make([]int64, len(cfg.Inputs)),
-		rows: make([]int64, len(cfg.Inputs)), readers: make([]workerReader, cfg.Workers)}
+		rows: make([]int64, len(cfg.Inputs)), readers: make([]workerReader, cfg.Workers), stamps: make([]*input.Stamp, len(cfg.Inputs))}
 	for i, f := range cfg.Inputs {
 		if f.Format != input.Parquet {
 			return nil, fmt.Errorf("%s: cannot mix JSONL and Parquet inputs in one run", f.Path)
+		}
+		if !blob.IsURL(f.Path) {
+			st, err := input.StampOf(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			src.stamps[i] = &st
 		}
 		r, err := openParquet(cfg, f.Path)
 		if err != nil {
@@ -147,6 +159,11 @@ func (s *parquetSource) next(ctx context.Context) (unit, bool, error) {
 		h, err := input.HashFile(f.Path)
 		if err != nil {
 			return unit{}, false, err
+		}
+		if st := s.stamps[s.fi]; st != nil {
+			if err := st.Check(f); err != nil {
+				return unit{}, false, err
+			}
 		}
 		s.st[s.fi].Bytes, s.st[s.fi].Hash = f.Size, h
 		if f.RowGroups != ([2]int{}) {

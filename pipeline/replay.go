@@ -99,8 +99,8 @@ func readKey(cfg Config) string {
 // readOptions are the options of reading and decoding cfg's inputs that
 // decide the batches, but its schema.
 func readOptions(cfg Config) string {
-	return fmt.Sprintf("%d %d %d %t %t %d %d %q %q", cfg.BatchRows, cfg.BatchBytes, cfg.InferRows,
-		cfg.Strict, cfg.RepairUTF8, cfg.MaxDepth, cfg.MaxLineBytes, cfg.TextField, cfg.WARCTypes)
+	return fmt.Sprintf("%d %d %d %t %t %d %d %q %q %d", cfg.BatchRows, cfg.BatchBytes, cfg.InferRows,
+		cfg.Strict, cfg.RepairUTF8, cfg.MaxDepth, cfg.MaxLineBytes, cfg.TextField, cfg.WARCTypes, cfg.Limit)
 }
 
 // replayOrRecord returns the replay of a complete recording of the same

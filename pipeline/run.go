@@ -46,6 +46,15 @@ type Config struct {
 	MaxLineBytes int            `json:"max_line_bytes"`
 	TextField    string         `json:"text_field"`
 	WARCTypes    []string       `json:"warc_types,omitempty"` // WARC record types read as rows
+	// Limit, when above 0, is how many input rows the run reads: the
+	// first Limit lines, records or Parquet rows in input order (those
+	// quarantined among them), and nothing after them. rows_in counts
+	// them; the manifest's options record the limit.
+	Limit int64 `json:"limit,omitempty"`
+	// InputLinks are the symbolic links to folders that the scan of the
+	// input directories followed (input.Set.Links), recorded so that the
+	// manifest tells where files under them came from.
+	InputLinks []string `json:"input_links,omitempty"`
 	// Columns, when set, are the only top-level columns read from Parquet
 	// inputs (a scan pass that needs the text and the id reads no more).
 	Columns []string `json:"columns,omitempty"`
@@ -70,7 +79,9 @@ type Config struct {
 
 // CheckInputs refuses inputs one run cannot read together: Parquet, WARC
 // and JSONL files mixed (the order given does not matter), and a stream
-// (standard input) with a full inference pass, which would read it twice.
+// (standard input, a pipe) with a full inference pass or with a stage that
+// needs another pass over the input (CheckRereads), which would read it
+// twice; the error for a stream wraps input.ErrReadOnce.
 func CheckInputs(cfg Config) error {
 	for _, f := range cfg.Inputs[1:] {
 		if f.Format != cfg.Inputs[0].Format {
@@ -79,12 +90,12 @@ func CheckInputs(cfg Config) error {
 				a.Format, b.Format, a.Label(), a.Format, b.Label(), b.Format)
 		}
 	}
-	for _, f := range cfg.Inputs {
-		if f.IsStream() && cfg.InferRows == InferAll && cfg.Schema == nil {
-			return fmt.Errorf("%s: --infer-rows all reads the input twice, which a stream cannot be; give --infer-rows N or a file", f.Label())
+	if rows, _ := inferRows(cfg); rows == InferAll && cfg.Schema == nil {
+		if err := input.RefuseStreams(cfg.Inputs, "--infer-rows all"); err != nil {
+			return fmt.Errorf("%w; or give --infer-rows N", err)
 		}
 	}
-	return nil
+	return CheckRereads(cfg.Inputs, cfg.Stages)
 }
 
 // Run reads the inputs, passes every batch through the stages, writes the
@@ -114,6 +125,7 @@ type runner struct {
 	w             *dataset.Writer // kept rows
 	rw            *dataset.Writer // removed rows, when some stage may remove any
 	removedSchema *arrow.Schema
+	outSchema     *arrow.Schema // of the kept rows
 	q             *dataset.Quarantine
 	m             *dataset.Manifest
 	stages        []dataset.StageCounts
@@ -159,6 +171,7 @@ func open(ctx context.Context, cfg Config, command []string, version string) (_ 
 		}
 	}
 	target := r.out.Target()
+	r.outSchema = outSchema
 	if r.w, err = dataset.NewWriter(cfg.Mem, target, outSchema, cfg.Output); err != nil {
 		return nil, err
 	}
@@ -277,6 +290,9 @@ func (r *runner) finish() (*dataset.Manifest, error) {
 		if m.Removed, err = r.rw.Close(); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.dropEmptyExtra(m); err != nil {
+		return nil, err
 	}
 	qpath, err := r.q.Close()
 	if err != nil {

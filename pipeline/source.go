@@ -25,18 +25,16 @@ type source interface {
 }
 
 // openSource opens the source for cfg's inputs, all of one format
-// (CheckInputs), or the replay of a recording of them (Recording, Spill).
+// (CheckInputs), read up to cfg.Limit rows, or the replay of a recording
+// of them (Recording, Spill).
 func openSource(ctx context.Context, cfg Config) (source, error) {
 	src, err := replayOrRecord(cfg, func() (source, error) {
 		return withSpill(cfg, func() (source, error) {
-			switch cfg.Inputs[0].Format {
-			case input.Parquet:
-				return openParquetSource(cfg)
-			case input.WARC:
-				return openWARCSource(ctx, cfg)
-			default:
-				return openJSONLSource(ctx, cfg)
+			src, err := openFormat(ctx, cfg)
+			if err != nil {
+				return nil, err // not a typed nil
 			}
+			return withLimit(src, cfg), nil
 		})
 	})
 	if err != nil {
@@ -51,6 +49,18 @@ func openSource(ctx context.Context, cfg Config) (source, error) {
 		return l, nil
 	}
 	return src, nil
+}
+
+// openFormat opens the source of cfg's inputs' format.
+func openFormat(ctx context.Context, cfg Config) (source, error) {
+	switch cfg.Inputs[0].Format {
+	case input.Parquet:
+		return openParquetSource(cfg)
+	case input.WARC:
+		return openWARCSource(ctx, cfg)
+	default:
+		return openJSONLSource(ctx, cfg)
+	}
 }
 
 // unit is one batch's worth of input as next produced it: a chunk of lines,

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -112,7 +113,7 @@ func (s *warcSource) readFile(i int) {
 				break
 			}
 			if err != nil {
-				send(warcUnit{err: fmt.Errorf("%s: %w", f.Label(), err)})
+				send(warcUnit{err: named(f, err)})
 				return
 			}
 			u := warcUnit{batch: rec, origins: &origins{files: s.cfg.Inputs,
@@ -141,11 +142,20 @@ func (s *warcSource) readFile(i int) {
 		}
 	}
 	if err := stream.Drain(); err != nil {
-		send(warcUnit{err: fmt.Errorf("%s: %w", f.Label(), err)})
+		send(warcUnit{err: named(f, err)})
 		return
 	}
 	st.Bytes, st.Hash = stream.RawBytes(), stream.Hash()
 	s.raw[i].Store(st.Bytes)
+}
+
+// named returns err with the name of f in front, unless it names the file
+// already (a file that changed while it was read).
+func named(f input.File, err error) error {
+	if errors.Is(err, input.ErrChanged) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", f.Label(), err)
 }
 
 func (s *warcSource) schema() *arrow.Schema { return s.s }

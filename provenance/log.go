@@ -1,9 +1,11 @@
 package provenance
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sluice-data/sluice/io/dataset"
 )
@@ -76,7 +78,7 @@ func History(path string) ([]*Version, error) {
 		v := &Version{Step: stepOf(display, manifest, m, depth), M: m, Root: root}
 		out = append(out, v)
 		for _, p := range m.Parents {
-			pm, proot, pmanifest, problem := openParent(m, p)
+			pm, proot, pmanifest, problem := openParent(m, root, p)
 			if problem != "" {
 				out = append(out, &Version{Step: Step{VersionID: p.VersionID, Path: p.Path, Problem: problem,
 					Stages: []StageStep{}, Parents: []dataset.Parent{}, Depth: depth + 1}})
@@ -89,13 +91,28 @@ func History(path string) ([]*Version, error) {
 	return out, nil
 }
 
-// openParent finds the manifest of a parent recorded in m: at its path
-// as recorded (relative to the current directory), or else relative to
-// m's working directory. problem tells why it cannot be followed.
-func openParent(m *dataset.Manifest, p dataset.Parent) (pm *dataset.Manifest, root, manifest, problem string) {
-	candidates := []string{p.Path}
-	if !filepath.IsAbs(p.Path) && m.WorkDir != "" {
-		candidates = append(candidates, filepath.Join(m.WorkDir, p.Path))
+// openParent finds the manifest of a parent recorded in m, the manifest
+// of the output at root. A relative path is relative to the working
+// directory of m's run, so it is taken against that directory first;
+// then against where that directory is now, if the output moved with it
+// (see movedWorkDir); the current directory comes last. The first place
+// that holds the recorded version wins; problem tells why none does.
+func openParent(m *dataset.Manifest, root string, p dataset.Parent) (pm *dataset.Manifest, proot, manifest, problem string) {
+	var candidates []string
+	if filepath.IsAbs(p.Path) {
+		candidates = []string{p.Path}
+	} else {
+		here, _ := filepath.Abs(p.Path)
+		for _, dir := range []string{m.WorkDir, movedWorkDir(m, root)} {
+			switch c := filepath.Join(dir, p.Path); {
+			case dir == "":
+			case c == here:
+				candidates = append(candidates, p.Path) // named as the current directory names it
+			default:
+				candidates = append(candidates, c)
+			}
+		}
+		candidates = append(candidates, p.Path)
 	}
 	for _, c := range candidates {
 		if _, err := os.Stat(c); err != nil {
@@ -103,14 +120,45 @@ func openParent(m *dataset.Manifest, p dataset.Parent) (pm *dataset.Manifest, ro
 		}
 		pm, mf, r, err := dataset.Open(c)
 		if err != nil {
-			return nil, "", "", err.Error()
+			problem = cmp.Or(problem, err.Error())
+			continue
 		}
 		if id := dataset.IDOf(pm); id != p.VersionID {
-			return nil, "", "", fmt.Sprintf("%s now holds version %s: the version read is gone", p.Path, id)
+			problem = cmp.Or(problem, fmt.Sprintf("%s now holds version %s: the version read is gone", c, id))
+			continue
 		}
 		return pm, r, mf, ""
 	}
-	return nil, "", "", fmt.Sprintf("%s: not found", p.Path)
+	return nil, "", "", cmp.Or(problem, fmt.Sprintf("%s: not found", p.Path))
+}
+
+// movedWorkDir returns where the working directory of m's run is now, if
+// the output at root was named by a relative path there and moved with
+// it: root without the folders of that path ("" when it cannot tell).
+func movedWorkDir(m *dataset.Manifest, root string) string {
+	if len(m.Outputs) == 0 {
+		return ""
+	}
+	recorded := filepath.Clean(m.Outputs[0].Path)
+	rel := Resolve(m, recorded)
+	if filepath.IsAbs(recorded) || !strings.HasSuffix(recorded, rel) {
+		return ""
+	}
+	dir, err := filepath.Abs(root)
+	if err != nil {
+		return ""
+	}
+	prefix := strings.TrimSuffix(strings.TrimSuffix(recorded, rel), string(filepath.Separator))
+	if prefix == "" {
+		return dir
+	}
+	for _, elem := range strings.Split(filepath.ToSlash(prefix), "/") {
+		if elem == ".." {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+	return dir
 }
 
 func stepOf(path, manifest string, m *dataset.Manifest, depth int) Step {

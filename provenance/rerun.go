@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sluice-data/sluice/io/dataset"
@@ -15,8 +16,11 @@ import (
 type Rerun struct {
 	Manifest string
 	M        *dataset.Manifest
+	Root     string // the folder of the version's files
 	// Args is the recorded command line (program first) with its output
-	// replaced by the new one.
+	// replaced by the new one, and without --overwrite: the recorded run
+	// was told to replace its own output, not the new one (see
+	// Overwrite).
 	Args []string
 	// Dir is the working directory of the recorded run, where Args must
 	// run for its relative paths to mean what they meant ("" when not
@@ -45,7 +49,11 @@ func PlanRerun(path, newOut, tool string) (*Rerun, error) {
 	if len(m.Command) < 2 {
 		return nil, fmt.Errorf("%s: records no command line to run again", manifest)
 	}
-	r := &Rerun{Manifest: manifest, M: m, Output: newOut}
+	if m.Command[1] == "rerun" {
+		return nil, fmt.Errorf("%s: records %q as the command that made it, and a rerun writes no version of its own: refusing to rerun it",
+			manifest, strings.Join(m.Command[1:], " "))
+	}
+	r := &Rerun{Manifest: manifest, M: m, Root: root, Output: newOut}
 	if st, err := os.Stat(m.WorkDir); err == nil && st.IsDir() {
 		r.Dir = m.WorkDir
 	}
@@ -57,7 +65,7 @@ func PlanRerun(path, newOut, tool string) (*Rerun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", manifest, err)
 	}
-	r.Args = args
+	r.Args = withoutOverwrite(args)
 	// A version written inside the run's output (the demo writes several)
 	// is rebuilt at the same place inside the new one.
 	if old != "" {
@@ -153,6 +161,32 @@ func replaceOutput(args []string, out string) ([]string, string, error) {
 		}
 	}
 	return append(res, "-o", out), "", nil
+}
+
+// Overwrite lets the rebuild replace the new output when it is a sluice
+// output: it adds --overwrite to Args.
+func (r *Rerun) Overwrite() {
+	end := slices.Index(r.Args, "--")
+	if end < 0 {
+		end = len(r.Args)
+	}
+	r.Args = slices.Insert(r.Args, end, "--overwrite")
+}
+
+// withoutOverwrite returns args without their --overwrite flag.
+func withoutOverwrite(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if i > 0 && strings.HasPrefix(a, "-") && name == "overwrite" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // Reproduced compares the rebuilt version with the old one: the same

@@ -4,11 +4,15 @@ import (
 	"context"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/layout"
+	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/pipeline"
 )
 
@@ -30,8 +34,9 @@ func Files(m *dataset.Manifest, root string, removed bool) []string {
 // ReadRows reads the files (Parquet or JSONL, all of one format) with the
 // pipeline's own readers and calls fn with every batch, one at a time, in
 // file and row order; Batch.Origin tells each row's file and row (from 1).
-// For Parquet, only the columns named are read (those a file has); nil
-// reads them all. fn must not keep the batch.
+// For Parquet, only the columns named are read (those a file has), and
+// the first column of a file that has none of them, so that its rows are
+// read all the same; nil reads them all. fn must not keep the batch.
 func ReadRows(ctx context.Context, mem memory.Allocator, files []string, columns []string, fn func(b *pipeline.Batch) error) error {
 	if len(files) == 0 {
 		return nil
@@ -47,11 +52,81 @@ func ReadRows(ctx context.Context, mem memory.Allocator, files []string, columns
 		}
 		inputs = append(inputs, in)
 	}
+	columns, err := withARowColumn(files, columns)
+	if err != nil {
+		return err
+	}
 	cfg := pipeline.Config{Inputs: inputs, Target: dataset.Target{Kind: dataset.Discard}, Workers: min(runtime.NumCPU(), 4),
 		Mem: mem, Columns: columns, RepairUTF8: true, TextField: "text", InferRows: pipeline.DefaultInferRows,
 		Stages: []pipeline.Stage{&reader{fn: fn}}}
-	_, err := pipeline.Run(ctx, cfg, nil, "")
+	_, err = pipeline.Run(ctx, cfg, nil, "")
 	return err
+}
+
+// withARowColumn returns columns with, for each Parquet file that has
+// none of them, the file's first column added: a read of no column reads
+// no rows.
+func withARowColumn(files, columns []string) ([]string, error) {
+	if columns == nil {
+		return nil, nil
+	}
+	out := slices.Clone(columns)
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".parquet") {
+			continue
+		}
+		s, err := ParquetSchema(f)
+		if err != nil {
+			return nil, err
+		}
+		if s.NumFields() > 0 && !slices.ContainsFunc(out, s.HasField) {
+			out = append(out, s.Field(0).Name)
+		}
+	}
+	return out, nil
+}
+
+// ParquetSchema reads the Arrow schema of a Parquet file from its footer.
+func ParquetSchema(path string) (*arrow.Schema, error) {
+	r, err := pqio.Open(memory.DefaultAllocator, path, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Schema()
+}
+
+// Sources returns what an output must not replace, hold or lie in: the
+// version whose manifest is at manifest (its folder, for a dataset
+// directory; its data, removed and side files and its manifest, for a
+// one-file output) and, with recorded, the input files its manifest
+// records (relative paths taken against its working directory).
+func Sources(m *dataset.Manifest, manifest, root string, recorded bool) input.Set {
+	var set input.Set
+	if filepath.Base(manifest) == layout.ManifestName {
+		set.Dirs = append(set.Dirs, root)
+	} else {
+		for _, p := range append(append(Files(m, root, false), Files(m, root, true)...), manifest) {
+			set.Files = append(set.Files, input.File{Path: p})
+		}
+		for _, p := range m.Side {
+			set.Files = append(set.Files, input.File{Path: filepath.Join(root, Resolve(m, p))})
+		}
+	}
+	if !recorded {
+		return set
+	}
+	for _, in := range m.Inputs {
+		if in.Path == "" || in.Path == "-" || strings.HasSuffix(in.Path, "(built in)") {
+			continue
+		}
+		p := in.Path
+		if !filepath.IsAbs(p) && m.WorkDir != "" {
+			p = filepath.Join(m.WorkDir, p)
+		}
+		set.Files = append(set.Files, input.File{Path: p})
+	}
+	return set
 }
 
 // reader is the stage of ReadRows: it hands each batch to fn in input

@@ -57,10 +57,12 @@ const (
 // ErrNotFound is returned by Trace when the dataset has no row of the id.
 var ErrNotFound = errors.New("row not found")
 
-// Trace follows the row whose id is id through the history of the output
-// at path: the output's own version first, then each parent version that
-// of its history, kept, removed, or absent. A dataset without an id
-// column names its rows by lineage, "<_src_file>:<_src_row>".
+// Trace follows the rows whose id is id through the history of the
+// output at path: the output's own version first, then each parent
+// version of its history, with a hop for every row of the id that a
+// version holds, kept or removed (an id given to several rows has several
+// in a version), or one absent hop when it holds none. A dataset without
+// an id column names its rows by lineage, "<_src_file>:<_src_row>".
 func Trace(ctx context.Context, path, id string, opts TraceOptions) ([]Hop, error) {
 	if opts.IDField == "" {
 		opts.IDField = "id"
@@ -78,15 +80,16 @@ func Trace(ctx context.Context, path, id string, opts TraceOptions) ([]Hop, erro
 		if v.M == nil {
 			continue
 		}
-		hop, ok, err := findRow(ctx, v, id, opts)
+		rows, err := findRows(ctx, v, id, opts)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			hop = Hop{VersionID: v.VersionID, Path: v.Path, Command: v.M.Command, Status: Absent, Stages: []string{}}
+		if len(rows) == 0 {
+			rows = []Hop{{VersionID: v.VersionID, Path: v.Path, Command: v.M.Command, Status: Absent, Stages: []string{}}}
+		} else {
+			found = true
 		}
-		found = found || ok
-		hops = append(hops, hop)
+		hops = append(hops, rows...)
 	}
 	if !found {
 		return nil, fmt.Errorf("%s: %w: no row has %s %q, in it or its history", path, ErrNotFound, opts.IDField, id)
@@ -94,15 +97,13 @@ func Trace(ctx context.Context, path, id string, opts TraceOptions) ([]Hop, erro
 	return hops, nil
 }
 
-// findRow looks for the row in a version's data files, then its removed
-// files.
-func findRow(ctx context.Context, v *Version, id string, opts TraceOptions) (Hop, bool, error) {
+// findRows returns every row of the id in a version: in its data files,
+// then its removed files, each in file and row order.
+func findRows(ctx context.Context, v *Version, id string, opts TraceOptions) ([]Hop, error) {
 	cols := []string{opts.IDField, opts.TextField, pipeline.StageColumn, pipeline.ReasonColumn, "_dup_of",
 		pipeline.SrcFileColumn, pipeline.SrcRowColumn}
+	var hops []Hop
 	for _, removed := range []bool{false, true} {
-		var hop Hop
-		found := false
-		stop := errors.New("found")
 		err := ReadRows(ctx, opts.Mem, Files(v.M, v.Root, removed), cols, func(b *pipeline.Batch) error {
 			rec := b.Rec
 			ids, srcFile, srcRow := columnar.Column(rec, opts.IDField), columnar.Column(rec, pipeline.SrcFileColumn), columnar.Column(rec, pipeline.SrcRowColumn)
@@ -111,47 +112,44 @@ func findRow(ctx context.Context, v *Version, id string, opts TraceOptions) (Hop
 				if ids == nil && srcFile != nil {
 					rowID = columnar.ValueString(srcFile, i) + ":" + columnar.ValueString(srcRow, i)
 				}
-				if rowID != id {
-					continue
+				if rowID == id {
+					hops = append(hops, hopOf(v, b, i, removed, opts.TextField))
 				}
-				origin := b.Origin(i)
-				k := strings.LastIndexByte(origin, ':')
-				hop.File = origin[:max(k, 0)]
-				hop.Row, _ = strconv.ParseInt(origin[k+1:], 10, 64)
-				hop.Text = snippet(columnar.ValueString(columnar.Column(rec, opts.TextField), i), 100)
-				hop.Stage = columnar.ValueString(columnar.Column(rec, pipeline.StageColumn), i)
-				hop.Reason = columnar.ValueString(columnar.Column(rec, pipeline.ReasonColumn), i)
-				hop.DupOf = columnar.ValueString(columnar.Column(rec, "_dup_of"), i)
-				hop.SrcFile = columnar.ValueString(srcFile, i)
-				if s := columnar.ValueString(srcRow, i); s != "" {
-					hop.SrcRow, _ = strconv.ParseInt(s, 10, 64)
-				}
-				found = true
-				return stop
 			}
 			return nil
 		})
-		if err != nil && !errors.Is(err, stop) {
-			return Hop{}, false, err
+		if err != nil {
+			return nil, err
 		}
-		if !found {
-			continue
-		}
-		hop.VersionID, hop.Path, hop.Command = v.VersionID, v.Path, v.M.Command
-		hop.Status = Kept
-		if removed {
-			hop.Status = Removed
-		}
-		hop.Stages = []string{}
-		for _, st := range v.M.Stages {
-			hop.Stages = append(hop.Stages, st.Name)
-			if removed && st.Name == hop.Stage {
-				break
-			}
-		}
-		return hop, true, nil
 	}
-	return Hop{}, false, nil
+	return hops, nil
+}
+
+// hopOf describes row i of the batch, a row of version v, kept or
+// removed there, with the start of its text (the column textField).
+func hopOf(v *Version, b *pipeline.Batch, i int, removed bool, textField string) Hop {
+	rec := b.Rec
+	str := func(name string) string { return columnar.ValueString(columnar.Column(rec, name), i) }
+	hop := Hop{VersionID: v.VersionID, Path: v.Path, Command: v.M.Command, Status: Kept, Stages: []string{},
+		Text: snippet(str(textField), 100), Stage: str(pipeline.StageColumn), Reason: str(pipeline.ReasonColumn),
+		DupOf: str("_dup_of"), SrcFile: str(pipeline.SrcFileColumn)}
+	origin := b.Origin(i)
+	k := strings.LastIndexByte(origin, ':')
+	hop.File = origin[:max(k, 0)]
+	hop.Row, _ = strconv.ParseInt(origin[k+1:], 10, 64)
+	if s := str(pipeline.SrcRowColumn); s != "" {
+		hop.SrcRow, _ = strconv.ParseInt(s, 10, 64)
+	}
+	if removed {
+		hop.Status = Removed
+	}
+	for _, st := range v.M.Stages {
+		hop.Stages = append(hop.Stages, st.Name)
+		if removed && st.Name == hop.Stage {
+			break
+		}
+	}
+	return hop
 }
 
 // snippet returns the first n characters of s on one line.

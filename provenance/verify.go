@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -75,10 +75,12 @@ func (v *Verification) add(kind, path, format string, a ...any) {
 // Verify checks the sluice output at path (a dataset directory, a
 // one-file output or its manifest) against its manifest: every data,
 // removed and side file is there with the size and xxhash64 recorded,
-// Parquet footers hold the rows recorded, the rows of the files add up to
-// the counts, the counts add up (rows_in + inserted == rows_out + removed
-// + quarantined), the recorded version id is the one the outputs give,
-// no part file the manifest does not list lies in data/ or removed/, and,
+// Parquet footers hold the rows recorded, the counts add up (rows_in +
+// inserted == rows_out + removed + quarantined), the rows of the files it
+// lists are the counts' (a manifest that lists no data files holds no
+// rows), the recorded version
+// id is the one the outputs give, no file the manifest does not list as
+// data or removed lies anywhere under a dataset's data/ or removed/, and,
 // for a launched output, the shard manifests add up to the merged one. It
 // returns an error only when the manifest itself cannot be read.
 func Verify(ctx context.Context, path string, opts VerifyOptions) (*Verification, error) {
@@ -112,6 +114,7 @@ func Verify(ctx context.Context, path string, opts VerifyOptions) (*Verification
 		listed[rel] = true
 		jobs = append(jobs, fileJob{rel: rel, path: filepath.Join(dir, rel), want: f})
 	}
+	rows := maps.Clone(listed) // the files whose rows are the dataset's
 	results := checkFiles(ctx, jobs, opts)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -130,14 +133,16 @@ func Verify(ctx context.Context, path string, opts VerifyOptions) (*Verification
 		}
 	}
 	v.Rows, v.Removed = keptRows, removedRows
-	if len(m.Outputs) > 0 && keptRows != m.Counts.RowsOut {
-		v.add(Counts, manifest, "the data files hold %d rows, the counts say rows_out %d", keptRows, m.Counts.RowsOut)
+	if keptRows != m.Counts.RowsOut {
+		v.add(Counts, manifest, "the %d data files it lists hold %d rows, the counts say rows_out %d", len(m.Outputs), keptRows, m.Counts.RowsOut)
 	}
-	if len(m.Removed) > 0 && removedRows != m.Counts.Removed {
-		v.add(Counts, manifest, "the removed files hold %d rows, the counts say removed %d", removedRows, m.Counts.Removed)
+	if removedRows != m.Counts.Removed {
+		v.add(Counts, manifest, "the %d removed files it lists hold %d rows, the counts say removed %d", len(m.Removed), removedRows, m.Counts.Removed)
 	}
 	v.checkSides(m, dir, listed)
-	v.checkExtra(m, dir, listed)
+	if filepath.Base(manifest) == layout.ManifestName { // a dataset directory
+		v.checkExtra(dir, rows)
+	}
 	if err := v.checkShards(m, dir); err != nil {
 		return nil, err
 	}
@@ -217,21 +222,34 @@ func (v *Verification) checkSides(m *dataset.Manifest, dir string, listed map[st
 	}
 }
 
-// checkExtra finds part files in data/ and removed/ that the manifest
-// does not list: readers of the dataset would read them as rows of it.
-func (v *Verification) checkExtra(m *dataset.Manifest, dir string, listed map[string]bool) {
+// checkExtra finds the files under data/ and removed/, in any subfolder,
+// that the manifest does not list as data or removed files: readers of
+// the dataset would read them as rows of it. Hidden files and folders
+// (a run's staging) are no part of the dataset.
+func (v *Verification) checkExtra(dir string, listed map[string]bool) {
 	for _, sub := range []string{layout.DataDir, layout.RemovedDir} {
-		entries, err := os.ReadDir(filepath.Join(dir, sub))
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			rel := filepath.Join(sub, e.Name())
-			if e.IsDir() || layout.IsHidden(e.Name()) || listed[rel] || slices.Contains(m.Files, rel) {
-				continue
+		top := filepath.Join(dir, sub)
+		filepath.WalkDir(top, func(path string, e fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				if path != top {
+					v.add(Incomplete, path, "%v", err)
+				}
+				return nil
+			case path != top && layout.IsHidden(e.Name()):
+				if e.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			case e.IsDir():
+				return nil
 			}
-			v.add(Extra, filepath.Join(dir, rel), "not listed in the manifest; readers of %s/ would read it", sub)
-		}
+			rel, _ := filepath.Rel(dir, path)
+			if !listed[rel] {
+				v.add(Extra, path, "not listed in the manifest; readers of %s/ would read it", sub)
+			}
+			return nil
+		})
 	}
 }
 

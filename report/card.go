@@ -232,7 +232,7 @@ func WriteCard(w io.Writer, rep *Report, o CardOptions) error {
 	fmt.Fprintf(&b, "```python\nfrom datasets import load_dataset\nds = load_dataset(\"parquet\", data_files=%q, split=\"train\")\n```\n\n", glob)
 	fmt.Fprintf(&b, "```sql\n-- DuckDB\nSELECT count(*) FROM read_parquet('%s');\n```\n\n", strings.ReplaceAll(glob, "'", "''"))
 	fmt.Fprintf(&b, "```python\nimport polars as pl\ndf = pl.scan_parquet(%q).collect()\n```\n", glob)
-	_, err := w.Write(b.Bytes())
+	_, err := io.WriteString(w, neutralizeBidi(b.String()))
 	return err
 }
 

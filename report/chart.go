@@ -104,7 +104,7 @@ type bars struct {
 }
 
 func (b *bars) total(i int) float64 {
-	if b.grouped || b.base > 0 {
+	if b.grouped {
 		m := b.base
 		for _, s := range b.series {
 			m = math.Max(m, s.Values[i])
@@ -144,8 +144,6 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 				w := (hi - lo) / float64(len(b.series))
 				clo, chi = lo+float64(k)*w, lo+float64(k+1)*w
 				start, end = b.base, v
-			} else if b.base > 0 {
-				end = v // one series on a log scale
 			}
 			r := rect(clo, chi, start, end)
 			c.FillPolygon(rgb(s.Color), []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
@@ -214,13 +212,15 @@ func (b *bars) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 	return out
 }
 
-// vline is a plot.Plotter of a threshold: a dashed vertical line with the
-// shares of rows on each side written beside its top.
+// vline is a plot.Plotter of a threshold: a dashed vertical line with
+// its label (the shares of rows on each side) near the top, on line row,
+// centred on the line and moved inside the plot where it would be cut.
 type vline struct {
-	x           float64
-	left, right string
-	title       string
-	marks       *[]mark
+	x     float64
+	label string
+	row   int
+	title string
+	marks *[]mark
 }
 
 // Plot implements plot.Plotter.
@@ -232,23 +232,83 @@ func (l *vline) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	sty := draw.LineStyle{Color: rgb(lineColor), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 	c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
+	if l.label != "" {
+		ts := thresholdLabelStyle()
+		r := labelBox(ts, l.label, x, c.Min.X, c.Max.X)
+		y := c.Max.Y - 2 - vg.Length(l.row)*(ts.Height(l.label)+2)
+		c.FillText(ts, vg.Point{X: r.Min.X, Y: y}, l.label)
+	}
+	*l.marks = append(*l.marks, mark{vg.Rectangle{Min: vg.Point{X: x - 3, Y: c.Min.Y}, Max: vg.Point{X: x + 3, Y: c.Max.Y}}, l.title})
+}
+
+func thresholdLabelStyle() text.Style {
 	ts := textStyle(8.5)
 	ts.Color = rgb(lineColor)
 	ts.YAlign = text.YTop
-	if l.left != "" {
-		s := ts
-		s.XAlign = text.XRight
-		c.FillText(s, vg.Point{X: x - 3, Y: c.Max.Y - 2}, l.left)
-	}
-	if l.right != "" {
-		c.FillText(ts, vg.Point{X: x + 3, Y: c.Max.Y - 2}, l.right)
-	}
-	*l.marks = append(*l.marks, mark{vg.Rectangle{Min: vg.Point{X: x - 3, Y: c.Min.Y}, Max: vg.Point{X: x + 3, Y: c.Max.Y}}, l.title})
+	return ts
+}
+
+// labelBox is where a label centred on x goes between the edges lo and
+// hi: moved in whole where it would cross one (cut only if it is wider
+// than the plot).
+func labelBox(ts text.Style, label string, x, lo, hi vg.Length) vg.Rectangle {
+	w := ts.Width(label)
+	left := x - w/2
+	left = min(left, hi-w)
+	left = max(left, lo)
+	return vg.Rectangle{Min: vg.Point{X: left}, Max: vg.Point{X: left + w}}
 }
 
 // DataRange implements plot.DataRanger: the line's x, no y.
 func (l *vline) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return l.x, l.x, math.Inf(1), math.Inf(-1)
+}
+
+// log1pScale is an axis on the scale of log(1+x): a skewed signal of no
+// negative values, 0 included.
+type log1pScale struct{}
+
+// Normalize implements plot.Normalizer.
+func (log1pScale) Normalize(min, max, x float64) float64 {
+	lo, hi := math.Log1p(min), math.Log1p(max)
+	if hi <= lo {
+		return 0
+	}
+	return (math.Log1p(x) - lo) / (hi - lo)
+}
+
+// log1pTicks marks a log1pScale axis at 0 and at 1, 2 and 5 times the
+// powers of ten, labelled short, the 2s and 5s unlabelled when the axis
+// spans more than three decades.
+type log1pTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (log1pTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	if min <= 0 {
+		ticks = append(ticks, plot.Tick{Value: 0, Label: "0"})
+	}
+	// Below 1 the scale is nearly linear: the marks start at 0.1, or at 1
+	// when the axis reaches 10 or more.
+	from := math.Max(min, 0.1)
+	if max >= 10 {
+		from = math.Max(min, 1)
+	}
+	decades := math.Log10(math.Max(max, 1)) - math.Log10(from)
+	for e := math.Floor(math.Log10(from)); math.Pow(10, e) <= max; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v < min || v > max {
+				continue
+			}
+			label := compact(v)
+			if m != 1 && decades > 3 {
+				label = ""
+			}
+			ticks = append(ticks, plot.Tick{Value: v, Label: label})
+		}
+	}
+	return ticks
 }
 
 // render draws p as an SVG of w x h points and adds the hover regions.

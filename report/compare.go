@@ -8,7 +8,9 @@ import (
 )
 
 // Comparison is what differs between a report and the report of another
-// run: the configs, the counts and the signal distributions.
+// run: the configs, the counts and the signal distributions. As in
+// `sluice diff A B`, A is the compared run (the baseline) and B this one,
+// and a change is B − A: what this run has more than the compared one.
 type Comparison struct {
 	Other   *Report
 	Config  []ConfigDiff
@@ -16,19 +18,28 @@ type Comparison struct {
 	Signals []Chart
 }
 
-// ConfigDiff is one setting that differs.
+// ConfigDiff is one setting that differs: its value in the compared run
+// (A) and in this run (B).
 type ConfigDiff struct{ Key, A, B string }
 
-// CountDiff is one count of both runs.
+// CountDiff is one count of the compared run (A) and of this run (B).
 type CountDiff struct {
 	Name string
 	A, B int64
 }
 
+// Change is B − A, written with its sign ("=" when none).
+func (d CountDiff) Change() string {
+	if d.A == d.B {
+		return "="
+	}
+	return fmt.Sprintf("%+d", d.B-d.A)
+}
+
 // Compare compares rep with other.
 func Compare(rep, other *Report) (*Comparison, error) {
 	c := &Comparison{Other: other}
-	a, b := flatConfig(rep), flatConfig(other)
+	a, b := flatConfig(other), flatConfig(rep)
 	keys := map[string]bool{}
 	for k := range a {
 		keys[k] = true
@@ -42,11 +53,11 @@ func Compare(rep, other *Report) (*Comparison, error) {
 		}
 	}
 	add := func(name string, x, y int64) { c.Counts = append(c.Counts, CountDiff{name, x, y}) }
-	add("rows in", rep.Counts.RowsIn, other.Counts.RowsIn)
-	add("written", rep.Counts.RowsOut, other.Counts.RowsOut)
-	add("removed", rep.Counts.Removed, other.Counts.Removed)
-	add("quarantined", rep.Counts.Quarantined, other.Counts.Quarantined)
-	ra, rb := reasonCounts(rep), reasonCounts(other)
+	add("rows in", other.Counts.RowsIn, rep.Counts.RowsIn)
+	add("written", other.Counts.RowsOut, rep.Counts.RowsOut)
+	add("removed", other.Counts.Removed, rep.Counts.Removed)
+	add("quarantined", other.Counts.Quarantined, rep.Counts.Quarantined)
+	ra, rb := reasonCounts(other), reasonCounts(rep)
 	names := map[string]bool{}
 	for k := range ra {
 		names[k] = true
@@ -58,7 +69,7 @@ func Compare(rep, other *Report) (*Comparison, error) {
 		add("removed by "+k, ra[k], rb[k])
 	}
 	if rep.Tokens != nil && other.Tokens != nil {
-		add("tokens written", rep.Tokens.Total, other.Tokens.Total)
+		add("tokens written", other.Tokens.Total, rep.Tokens.Total)
 	}
 	for _, s := range rep.Signals {
 		i := slices.IndexFunc(other.Signals, func(o *Signal) bool { return o.Column == s.Column })

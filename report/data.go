@@ -28,9 +28,9 @@ type Signal struct {
 	Min, Max   float64
 	Thresholds []Threshold
 	Chart      Chart
+	histogram  // the bars of its chart
 
-	lo, hi  float64 // the range of the fine bins
-	bins    []int64
+	h       fineHist
 	integer bool // an integer column: one bar per value when they are few
 	sum     float64
 }
@@ -58,17 +58,14 @@ func (s *Signal) add(v float64) {
 	s.Rows++
 	s.sum += v
 	s.Min, s.Max = math.Min(s.Min, v), math.Max(s.Max, v)
-	b := 0
-	if s.hi > s.lo {
-		b = int((v - s.lo) / (s.hi - s.lo) * fineBins)
-	}
-	s.bins[min(max(b, 0), fineBins-1)]++
+	side := keptSide
 	for i := range s.Thresholds {
 		t := &s.Thresholds[i]
 		if t.passes(v) {
 			t.Pass++
 		} else {
 			t.Fail++
+			side = removedSide
 		}
 		if t.leftOf(v) {
 			t.LeftN++
@@ -76,6 +73,7 @@ func (s *Signal) add(v float64) {
 			t.RightN++
 		}
 	}
+	s.h.add(v, side)
 }
 
 func (s *Signal) merge(o *Signal) {
@@ -83,9 +81,7 @@ func (s *Signal) merge(o *Signal) {
 	s.Nulls += o.Nulls
 	s.sum += o.sum
 	s.Min, s.Max = math.Min(s.Min, o.Min), math.Max(s.Max, o.Max)
-	for i := range s.bins {
-		s.bins[i] += o.bins[i]
-	}
+	s.h.merge(&o.h)
 	for i := range s.Thresholds {
 		s.Thresholds[i].Pass += o.Thresholds[i].Pass
 		s.Thresholds[i].Fail += o.Thresholds[i].Fail
@@ -96,7 +92,7 @@ func (s *Signal) merge(o *Signal) {
 
 func (s *Signal) clone() *Signal {
 	c := *s
-	c.bins = make([]int64, fineBins)
+	c.h = newFineHist(s.h.lo, s.h.hi)
 	c.Thresholds = slices.Clone(s.Thresholds)
 	for i := range c.Thresholds {
 		c.Thresholds[i].Pass, c.Thresholds[i].Fail, c.Thresholds[i].LeftN, c.Thresholds[i].RightN = 0, 0, 0, 0
@@ -199,7 +195,6 @@ func (rep *Report) signalColumns() []*Signal {
 				t.LeftIsPassing = true
 			}
 		}
-		s.bins = make([]int64, fineBins)
 		s.Min, s.Max = math.Inf(1), math.Inf(-1)
 		out = append(out, s)
 	}
@@ -268,7 +263,7 @@ func (rep *Report) scanData(ctx context.Context, r *Run) error {
 				return err
 			}
 		}
-		s.lo, s.hi = lo, hi
+		s.h = newFineHist(lo, hi)
 	}
 	hasTokens := rep.hasColumn("n_tokens") && isNumeric(rep.column("n_tokens").dt)
 	cols := []string{}
@@ -360,8 +355,7 @@ func (rep *Report) scanData(ctx context.Context, r *Run) error {
 		}
 	}
 	rows := rep.Runs[len(rep.Runs)-1].Manifest.Counts.RowsOut
-	for i, s := range all.signals {
-		s.lo, s.hi = signals[i].lo, signals[i].hi
+	for _, s := range all.signals {
 		if s.Rows > 0 {
 			s.Mean = s.sum / float64(s.Rows)
 		}

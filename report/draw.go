@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -30,6 +31,7 @@ func (rep *Report) draw() error {
 		}
 	}
 	for _, s := range rep.Signals {
+		s.histogram = s.layout()
 		c, err := signalChart(s, nil)
 		if err != nil {
 			return err
@@ -159,117 +161,27 @@ func (rep *Report) reasonsChart() (Chart, error) {
 		categories: cats, series: []series{{Name: "removed", Color: removedColor, Values: vals, Titles: titles}}, labels: labels})
 }
 
-// displayRange is the range a signal's chart shows: where the middle 99%
-// of the rows are, widened to the thresholds within the data's range.
-func displayRange(s *Signal) (lo, hi float64) {
-	if s.hi <= s.lo {
-		return s.lo - 0.5, s.hi + 0.5
-	}
-	w := (s.hi - s.lo) / fineBins
-	var cum int64
-	lo, hi = s.lo, s.hi
-	cut := s.Rows / 200
-	for i, n := range s.bins {
-		cum += n
-		if cum > cut {
-			lo = s.lo + float64(i)*w
-			break
-		}
-	}
-	cum = 0
-	for i := len(s.bins) - 1; i >= 0; i-- {
-		cum += s.bins[i]
-		if cum > cut {
-			hi = s.lo + float64(i+1)*w
-			break
-		}
-	}
-	for _, t := range s.Thresholds {
-		if t.Value >= s.lo && t.Value <= s.hi {
-			lo, hi = math.Min(lo, t.Value), math.Max(hi, t.Value)
-		}
-	}
-	if hi <= lo {
-		hi = lo + w
-	}
-	return lo, hi
-}
-
-// rebin counts the rows of s in n equal bins over [lo, hi]; rows outside
-// go to the end bins.
-func rebin(s *Signal, lo, hi float64, n int) []float64 {
-	out := make([]float64, n)
-	w := (s.hi - s.lo) / fineBins
-	for i, c := range s.bins {
-		if c == 0 {
-			continue
-		}
-		mid := s.lo + (float64(i)+0.5)*w
-		if s.hi <= s.lo {
-			mid = s.lo
-		}
-		b := int((mid - lo) / (hi - lo) * float64(n))
-		out[min(max(b, 0), n-1)] += float64(c)
-	}
-	return out
-}
-
-// signalChart is a histogram of a signal with its thresholds. With other,
-// the same signal of another run is drawn beside it (--compare).
+// signalChart is a histogram of a signal with its thresholds: each bar
+// its rows on the kept side in green and on the removed side in red. With
+// other, the same signal of another run is drawn beside it, in the same
+// bars (--compare).
 func signalChart(s *Signal, other *Signal) (Chart, error) {
-	lo, hi := displayRange(s)
-	if other != nil {
-		olo, ohi := displayRange(other)
-		lo, hi = math.Min(lo, olo), math.Max(hi, ohi)
-	}
-	n := displayBins
-	integer := s.integer
-	if integer && hi-lo+1 <= displayBins {
-		lo, hi = math.Floor(lo)-0.5, math.Floor(hi)+0.5
-		n = int(hi - lo)
-	}
-	w := (hi - lo) / float64(n)
+	hist := s.histogram
+	n := len(hist.Bins)
 	pos, width := make([]float64, n), make([]float64, n)
-	for i := range pos {
-		pos[i] = lo + (float64(i)+0.5)*w
-		width[i] = w * 0.92
+	a := axisSpace{log: hist.LogX}
+	for i, b := range hist.Bins {
+		// A gap of 4% of the bar's width on each side, on the axis' scale.
+		lo, hi := a.to(b.Lo), a.to(b.Hi)
+		l, r := a.from(lo+0.04*(hi-lo)), a.from(hi-0.04*(hi-lo))
+		pos[i], width[i] = (l+r)/2, r-l
 	}
-	counts := rebin(s, lo, hi, n)
-	pass := series{Name: "on the kept side", Color: keptColor, Values: make([]float64, n), Titles: make([]string, n)}
-	fail := series{Name: "on the removed side", Color: removedColor, Values: make([]float64, n), Titles: make([]string, n)}
-	for i, c := range counts {
-		from, to := lo+float64(i)*w, lo+float64(i+1)*w
-		title := fmt.Sprintf("%s %s to %s: %s rows (%s)", s.Column, number(from), number(to), thousands(int64(c)), percent(int64(c), s.Rows))
-		if integer && w == 1 {
-			title = fmt.Sprintf("%s = %s: %s rows (%s)", s.Column, number(pos[i]), thousands(int64(c)), percent(int64(c), s.Rows))
-		}
-		ok := true
-		for _, t := range s.Thresholds {
-			ok = ok && t.passes(pos[i])
-		}
-		if ok {
-			pass.Values[i], pass.Titles[i] = c, title
-		} else {
-			fail.Values[i], fail.Titles[i] = c, title
-		}
-	}
-	ser := []series{pass, fail}
-	if len(s.Thresholds) == 0 {
-		pass.Name, pass.Color = "rows", otherColor
-		ser = []series{pass}
-	}
-	grouped := false
-	if other != nil {
-		oc := rebin(other, lo, hi, n)
-		a := series{Name: "this run", Color: otherColor, Values: make([]float64, n), Titles: make([]string, n)}
-		b := series{Name: "compared run", Color: "#f28e2b", Values: oc, Titles: make([]string, n)}
-		for i := range counts {
-			a.Values[i] = counts[i] / math.Max(1, float64(s.Rows)) * 100
-			b.Values[i] = oc[i] / math.Max(1, float64(other.Rows)) * 100
-			a.Titles[i] = fmt.Sprintf("this run: %s of rows at %s", fmt.Sprintf("%.2f%%", a.Values[i]), number(pos[i]))
-			b.Titles[i] = fmt.Sprintf("compared run: %s of rows at %s", fmt.Sprintf("%.2f%%", b.Values[i]), number(pos[i]))
-		}
-		ser, grouped = []series{a, b}, true
+	var ser []series
+	if other == nil {
+		ser = s.sideSeries()
+	} else {
+		ser = compareSeries(s, other)
+		hist.LogY = false // shares side by side, on a linear axis
 	}
 	title := s.Column
 	if s.Stage != "" {
@@ -279,27 +191,45 @@ func signalChart(s *Signal, other *Signal) (Chart, error) {
 	if other != nil {
 		yLabel = "% of rows"
 	}
-	p := newPlot(title, s.Column, yLabel)
+	xLabel := s.Column
+	if hist.LogX {
+		xLabel += " (log scale)"
+	}
+	if hist.LogY {
+		yLabel += " (log scale)"
+	}
+	p := newPlot(title, xLabel, yLabel)
 	var marks []mark
-	p.Add(&bars{pos: pos, width: width, series: ser, grouped: grouped, marks: &marks})
-	p.Y.Tick.Marker = countTicks{}
-	p.Y.Min = 0
-	p.X.Min, p.X.Max = lo, hi
-	for _, t := range s.Thresholds {
-		left, right := "removed "+t.LeftShare, "kept "+t.RightShare
-		if t.LeftIsPassing {
-			left, right = "kept "+t.LeftShare, "removed "+t.RightShare
-		}
-		p.Add(&vline{x: t.Value, left: left, right: right, title: t.Title, marks: &marks})
+	bs := &bars{pos: pos, width: width, series: ser, grouped: other != nil, marks: &marks}
+	p.Add(bs)
+	lo, hi := hist.Bins[0].Lo, hist.Bins[n-1].Hi
+	if hist.LogX {
+		p.X.Scale, p.X.Tick.Marker = log1pScale{}, log1pTicks{}
 	}
-	// Room above the bars for the shares written by the lines.
 	top := 0.0
-	for _, sr := range ser {
-		for _, v := range sr.Values {
-			top = math.Max(top, v)
+	for i := range pos {
+		top = math.Max(top, bs.total(i))
+	}
+	if hist.LogY {
+		bs.base = 0.5
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Min = bs.base
+		// Room above the bars for the threshold labels, a line each.
+		p.Y.Max = math.Max(top, 1) * math.Pow(2.2, float64(1+len(s.Thresholds)))
+	} else {
+		p.Y.Tick.Marker = countTicks{}
+		p.Y.Min = 0
+		p.Y.Max = math.Max(top, 1) * (1 + 0.12*float64(1+len(s.Thresholds)))
+	}
+	row := 0
+	for _, t := range s.Thresholds {
+		// A threshold outside the bars is not drawn (the caption says it).
+		if x := s.lineAt(t); x >= lo && x <= hi {
+			p.Add(&vline{x: x, label: t.label(), row: row, title: t.Title, marks: &marks})
+			row++
 		}
 	}
-	p.Y.Max = top * 1.18
+	p.X.Min, p.X.Max = lo, hi
 	c, err := render("signal-"+s.Column, p, vg.Points(480), vg.Points(260), &marks)
 	if err != nil {
 		return c, err
@@ -310,6 +240,108 @@ func signalChart(s *Signal, other *Signal) (Chart, error) {
 		}
 	}
 	return c, nil
+}
+
+// lineAt is where the line of threshold t goes: at its value, or, when
+// each bar is one integer value, between the bars the threshold parts.
+func (s *Signal) lineAt(t Threshold) float64 {
+	if !s.perValue || t.Value != math.Trunc(t.Value) {
+		return t.Value
+	}
+	if t.Kind == "max" {
+		return t.Value + 0.5 // t.Value itself passes
+	}
+	return t.Value - 0.5 // min passes t.Value; below does not
+}
+
+// label is what a threshold's line says: the share of rows on each side,
+// with arrows that point to the sides.
+func (t Threshold) label() string {
+	left, right := "removed "+t.LeftShare, "kept "+t.RightShare
+	if t.LeftIsPassing {
+		left, right = "kept "+t.LeftShare, "removed "+t.RightShare
+	}
+	return fmt.Sprintf("← %s · %s: %s · %s →", left, t.Key, number(t.Value), right)
+}
+
+// sideSeries are the bars of a signal: the rows on the kept side and on
+// the removed side of its thresholds (one series of rows without any).
+func (s *Signal) sideSeries() []series {
+	n := len(s.Bins)
+	kept := series{Name: "on the kept side", Color: keptColor, Values: make([]float64, n), Titles: make([]string, n)}
+	removed := series{Name: "on the removed side", Color: removedColor, Values: make([]float64, n), Titles: make([]string, n)}
+	for i, b := range s.Bins {
+		where := s.binName(i)
+		kept.Values[i], removed.Values[i] = float64(b.Kept), float64(b.Removed)
+		if len(s.Thresholds) == 0 {
+			kept.Titles[i] = fmt.Sprintf("%s: %s rows (%s)", where, thousands(b.Kept), percent(b.Kept, s.Rows))
+			continue
+		}
+		kept.Titles[i] = fmt.Sprintf("%s: %s rows (%s) kept, of %s", where, thousands(b.Kept), percent(b.Kept, s.Rows), thousands(b.Rows()))
+		removed.Titles[i] = fmt.Sprintf("%s: %s rows (%s) removed, of %s", where, thousands(b.Removed), percent(b.Removed, s.Rows), thousands(b.Rows()))
+	}
+	if len(s.Thresholds) == 0 {
+		kept.Name, kept.Color = "rows", otherColor
+		return []series{kept}
+	}
+	return []series{kept, removed}
+}
+
+// binName writes the values of bar i: "x = 3", "x 40 to 60", and for the
+// end bars, which also hold the rows outside the range drawn, from the
+// smallest value or to the largest.
+func (s *Signal) binName(i int) string {
+	b := s.Bins[i]
+	if s.perValue {
+		return fmt.Sprintf("%s = %s", s.Column, number((b.Lo+b.Hi)/2))
+	}
+	lo, hi := b.Lo, b.Hi
+	if i == 0 {
+		lo = math.Min(lo, s.Min)
+	}
+	if i == len(s.Bins)-1 {
+		hi = math.Max(hi, s.Max)
+	}
+	return fmt.Sprintf("%s %s to %s", s.Column, number(lo), number(hi))
+}
+
+// compareSeries are the shares of rows of other (A, the compared run) and
+// of s (B, this run) in the bars of s.
+func compareSeries(s, other *Signal) []series {
+	n := len(s.Bins)
+	a := series{Name: "A: compared run", Color: "#f28e2b", Values: make([]float64, n), Titles: make([]string, n)}
+	b := series{Name: "B: this run", Color: otherColor, Values: make([]float64, n), Titles: make([]string, n)}
+	theirs := other.countIn(s.Bins)
+	for i, bin := range s.Bins {
+		a.Values[i] = float64(theirs[i]) / math.Max(1, float64(other.Rows)) * 100
+		b.Values[i] = float64(bin.Rows()) / math.Max(1, float64(s.Rows)) * 100
+		a.Titles[i] = fmt.Sprintf("A, the compared run: %.2f%% of rows in %s", a.Values[i], s.binName(i))
+		b.Titles[i] = fmt.Sprintf("B, this run: %.2f%% of rows in %s", b.Values[i], s.binName(i))
+	}
+	return []series{a, b}
+}
+
+// countIn counts the rows of s in the bars of another chart (rows outside
+// them go to the end bars).
+func (s *Signal) countIn(bins []Bin) []int64 {
+	out := make([]int64, len(bins))
+	w := (s.h.hi - s.h.lo) / fineBins
+	for _, side := range s.h.lin {
+		for i, c := range side {
+			if c == 0 {
+				continue
+			}
+			v := s.h.lo + (float64(i)+0.5)*w
+			j, _ := slices.BinarySearchFunc(bins, v, func(b Bin, v float64) int {
+				if b.Hi <= v {
+					return -1
+				}
+				return 1
+			})
+			out[min(j, len(bins)-1)] += c
+		}
+	}
+	return out
 }
 
 // tokensChart stacks the tokens of each source by language (the top
@@ -410,16 +442,25 @@ func (rep *Report) clustersChart() (Chart, error) {
 		logScale: true, vertical: true})
 }
 
+// contamChart draws the evaluation sets most found in the corpus, the
+// top ones only (the table lists every set).
 func (rep *Report) contamChart() (Chart, error) {
 	var cats, labels, titles []string
 	var vals []float64
 	for _, e := range rep.Contam {
+		if len(cats) == rep.opts.Top {
+			break
+		}
 		cats = append(cats, e.Name)
 		vals = append(vals, float64(e.Contaminated))
 		labels = append(labels, fmt.Sprintf("%s of %s (%s)", thousands(e.Contaminated), thousands(e.Examples), e.Fraction))
 		titles = append(titles, fmt.Sprintf("%s: %s of %s examples found in the corpus", e.Name, thousands(e.Contaminated), thousands(e.Examples)))
 	}
-	return barChart(barSpec{id: "contamination", title: "Evaluation examples found in the corpus", valueLabel: "examples",
+	title := "Evaluation examples found in the corpus"
+	if len(cats) < len(rep.Contam) {
+		title = fmt.Sprintf("Evaluation sets most found in the corpus (top %d of %d)", len(cats), len(rep.Contam))
+	}
+	return barChart(barSpec{id: "contamination", title: title, valueLabel: "examples found",
 		categories: cats, series: []series{{Name: "contaminated", Color: removedColor, Values: vals, Titles: titles}}, labels: labels})
 }
 

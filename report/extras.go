@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,6 +98,10 @@ func (rep *Report) fromReports() {
 			}
 		}
 	}
+	// The sets most found first: the chart draws the top ones.
+	slices.SortStableFunc(rep.Contam, func(a, b EvalSet) int {
+		return cmp.Or(cmpDesc(a.Contaminated, b.Contaminated), strings.Compare(a.Name, b.Name))
+	})
 	slices.SortFunc(rep.Clusters, func(a, b ClusterSize) int {
 		if a.Stage != b.Stage {
 			return strings.Compare(a.Stage, b.Stage)

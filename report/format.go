@@ -75,3 +75,19 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
+
+// bidiControls are the Unicode controls that open an embedding, override
+// or isolate whose direction runs on past the text that holds them
+// (U+202A-U+202E, U+2066-U+2069): a file name or a text with an unclosed
+// one would reverse what the page writes after it.
+var bidiControls = func() *strings.Replacer {
+	var pairs []string
+	for _, r := range []rune{0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069} {
+		pairs = append(pairs, string(r), fmt.Sprintf("[U+%04X]", r))
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
+// neutralizeBidi writes every bidi control of s as its code point,
+// visible and without effect.
+func neutralizeBidi(s string) string { return bidiControls.Replace(s) }

@@ -27,17 +27,12 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		return string(b)
 	},
 	"command":  shellJoin,
+	"bdi":      isolate,
 	"stepName": func(r *Report, s Step) string { return r.stepName(s) },
 	"gone":     func(s Step) int64 { return s.RowsIn + s.Inserted - s.RowsOut },
 	"most":     func(a, b int64) int64 { return max(a, b) },
 	"inc":      func(i int) int { return i + 1 },
 	"sub":      func(a, b int) int { return a - b },
-	"delta": func(a, b int64) string {
-		if a == b {
-			return "="
-		}
-		return fmt.Sprintf("%+d", b-a)
-	},
 }).Parse(pageText))
 
 // Snippet is the length at which example texts are cut.
@@ -45,11 +40,29 @@ func (rep *Report) Snippet() int { return rep.opts.Snippet }
 
 // WriteHTML writes the page: the report, and the comparison with another
 // run when c is not nil.
+//
+// Every string that comes from the data, the file names or the command
+// line is isolated (<bdi>, or dir="auto" on a block of text), so that a
+// right-to-left name cannot turn the text around it; and bidi controls
+// that would run past their string are written as code points, in the
+// whole page, charts and attributes included.
 func WriteHTML(w io.Writer, rep *Report, c *Comparison) error {
-	return page.Execute(w, struct {
+	var b strings.Builder
+	err := page.Execute(&b, struct {
 		R *Report
 		C *Comparison
 	}{rep, c})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, neutralizeBidi(b.String()))
+	return err
+}
+
+// isolate writes s as text in a <bdi> element: its direction is its own
+// and does not leak into the text around it.
+func isolate(s string) template.HTML {
+	return template.HTML("<bdi>" + template.HTMLEscapeString(s) + "</bdi>")
 }
 
 // shellJoin writes a command line as a POSIX shell would read it.

@@ -361,5 +361,20 @@ func (rep *Report) stageConfig(name string) map[string]any {
 	return out
 }
 
+// Top is how many languages, sources and evaluation sets a chart draws.
+func (rep *Report) Top() int { return rep.opts.Top }
+
+// ContamFound is the number of evaluation sets with an example found in
+// the corpus.
+func (rep *Report) ContamFound() int {
+	n := 0
+	for _, e := range rep.Contam {
+		if e.Contaminated > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // ReadsRows reports the rows the chain read (the first dataset's input).
 func (rep *Report) ReadsRows() int64 { return rep.Counts.RowsIn }

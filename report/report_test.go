@@ -72,3 +72,20 @@ func TestChartMarksAndEscaping(t *testing.T) {
 		t.Errorf("the chart does not scale with the page: %.80s", svg)
 	}
 }
+
+// The marks of a log(1+x) axis from 0 are 0 and round values from 1 up,
+// not a crowd of fractions next to 0.
+func TestLog1pTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (log1pTicks{}).Ticks(0, 4000) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0 1 10 100 1000" {
+		t.Errorf("labels %q", got)
+	}
+	if n := (log1pScale{}).Normalize(0, 4000, 4000); n != 1 {
+		t.Errorf("the top of the axis normalizes to %g", n)
+	}
+}

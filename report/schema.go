@@ -28,32 +28,45 @@ func (rep *Report) readSchema(r *Run) error {
 	if len(r.data) == 0 {
 		return nil
 	}
-	var s *arrow.Schema
-	cols := map[string]*Column{}
+	var cols map[string]*Column
 	for i, path := range r.data {
 		pr, err := pqio.Open(rep.opts.Mem, path, 1024)
 		if err != nil {
 			return err
 		}
 		if i == 0 {
-			s, err = pr.Schema()
-			if err != nil {
+			if cols, err = rep.schemaColumns(pr); err != nil {
 				pr.Close()
 				return fmt.Errorf("%s: %w", path, err)
-			}
-			for _, f := range s.Fields() {
-				c := &Column{Name: f.Name, Type: columnar.TypeName(f.Type), HasNulls: true, dt: f.Type}
-				if k := f.Metadata.FindKey(schema.EncodingKey); k >= 0 {
-					c.Encoding = f.Metadata.Values()[k]
-				}
-				rep.Schema = append(rep.Schema, *c)
-				cols[f.Name] = &rep.Schema[len(rep.Schema)-1]
 			}
 		}
 		footerNulls(pr.File(), cols)
 		pr.Close()
 	}
 	return nil
+}
+
+// schemaColumns fills the schema table from the Arrow schema of one file
+// and returns its rows by name. The table is whole before any pointer
+// into it is taken: a pointer taken while it grows would point into an
+// array that a later append left behind.
+func (rep *Report) schemaColumns(pr *pqio.Reader) (map[string]*Column, error) {
+	s, err := pr.Schema()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range s.Fields() {
+		c := Column{Name: f.Name, Type: columnar.TypeName(f.Type), HasNulls: true, dt: f.Type}
+		if k := f.Metadata.FindKey(schema.EncodingKey); k >= 0 {
+			c.Encoding = f.Metadata.Values()[k]
+		}
+		rep.Schema = append(rep.Schema, c)
+	}
+	cols := make(map[string]*Column, len(rep.Schema))
+	for i := range rep.Schema {
+		cols[rep.Schema[i].Name] = &rep.Schema[i]
+	}
+	return cols, nil
 }
 
 // footerNulls adds the null counts of the top-level primitive columns of

@@ -200,7 +200,7 @@ func runSingle(t *testing.T, text []byte, cfg pipeline.Config, out string) *data
 	t.Helper()
 	ctx := context.Background()
 	built := buildStages(t, text)
-	err := pipeline.PrepareGlobals(built, func(sts []pipeline.Stage, _ string) error {
+	err := pipeline.PrepareGlobals(cfg.Inputs, built, func(sts []pipeline.Stage, _ string) error {
 		pass := cfg
 		pass.Target = dataset.Target{Kind: dataset.Discard}
 		pass.Stages = sts

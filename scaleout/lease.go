@@ -23,7 +23,9 @@ import (
 // and removes it when it ends. A lease is alive until it expires; one of
 // a process on this host that is gone is dead at once. A copy that finds
 // the lease alive waits for it to end; one that finds it dead (stale)
-// takes it over.
+// takes it over. A task killed after its done marker was written leaves
+// a stale lease beside it, which the next run of the task, or a
+// relaunch, removes (clearDoneLease).
 
 // LeaseTiming is how often a task renews its lease, and how long a lease
 // lives without renewal.
@@ -281,6 +283,51 @@ func (l *lease) release() {
 	}
 }
 
+// clearDoneLease removes the lease of task i of ph, which is done, when
+// the lease is stale: its holder was stopped after it wrote the done
+// marker, before it released the lease. A live lease is its holder's to
+// release. It returns the lease it removed, if any.
+func (p *Plan) clearDoneLease(ph Phase, i int) (*Marker, error) {
+	path := p.markerPath(ph, i, running)
+	raw, cur, modified, err := readLease(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	if leaseState(cur, modified, time.Now(), host) == LeaseAlive {
+		return nil, nil
+	}
+	removed, err := storeOf(path).takeOver(path, raw, newToken())
+	if err != nil || !removed {
+		return nil, err
+	}
+	return &cur, nil
+}
+
+// clearDoneLeases removes the stale leases of the plan's done tasks (see
+// clearDoneLease) and returns a line for each.
+func (p *Plan) clearDoneLeases() ([]string, error) {
+	var notes []string
+	for _, ph := range p.Phases {
+		for i := 0; i < ph.Tasks; i++ {
+			if !p.isDone(ph, i) {
+				continue
+			}
+			m, err := p.clearDoneLease(ph, i)
+			if err != nil {
+				return notes, err
+			}
+			if m != nil {
+				notes = append(notes, fmt.Sprintf("phase %s task %d is done: removed the stale lease of %s, stopped after it completed the task", ph.Name, i, leaseNote(*m)))
+			}
+		}
+	}
+	return notes, nil
+}
+
 // waitLease takes the lease of task i of ph, waiting while a live lease
 // holds it (saying so once to progress). It returns nil when the task
 // got done meanwhile.
@@ -289,7 +336,8 @@ func (p *Plan) waitLease(ctx context.Context, ph Phase, i int, m Marker, timing 
 	said := false
 	for {
 		if p.isDone(ph, i) {
-			return nil, nil
+			_, err := p.clearDoneLease(ph, i)
+			return nil, err
 		}
 		l, taken, err := p.tryLease(ph, i, m, timing)
 		var held errHeld

@@ -294,3 +294,64 @@ func TestOneStateATask(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 }
+
+// A task killed after it wrote its done marker, before it released its
+// lease, leaves a stale lease beside the marker: the next run of the
+// task, or a relaunch, removes it, leaves a live lease to its holder,
+// and runs nothing again.
+func TestAStaleLeaseOfADoneTaskIsRemoved(t *testing.T) {
+	p, planPath, _ := smallPlan(t)
+	runPhases(t, p, p.Phases)
+	ph := p.Phases[0] // 3 tasks
+	host, _ := os.Hostname()
+	past := time.Now().Add(-time.Minute).UTC()
+	gone := Marker{Phase: ph.Name, Index: 0, Host: host, PID: deadPID(t), Started: now(), Token: "gone"}
+	expired := Marker{Phase: ph.Name, Index: 1, Host: "node-9", PID: 77, Started: now(), Token: "expired",
+		Heartbeat: past.Add(-time.Minute).Format(time.RFC3339Nano), Expires: past.Format(time.RFC3339Nano)}
+	live := Marker{Phase: ph.Name, Index: 2, Host: "node-3", PID: 5, Started: now(), Token: "live",
+		Expires: time.Now().Add(time.Hour).Format(time.RFC3339Nano)}
+	for i, m := range []Marker{gone, expired, live} {
+		writeMarkerFile(t, markerFile(p.Out, ph.Name, i, "running"), m)
+	}
+	doneBefore := map[int][]byte{}
+	for i := 0; i < ph.Tasks; i++ {
+		b, err := os.ReadFile(markerFile(p.Out, ph.Name, i, "done"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doneBefore[i] = b
+	}
+
+	ran, err := RunTask(context.Background(), p, ph.Name, 0, testVersion, "")
+	if ran || err != nil {
+		t.Fatalf("a done task: ran %v, %v", ran, err)
+	}
+	if m, ok := readLeaseFile(t, p.Out, ph.Name, 0); ok {
+		t.Errorf("the lease of a killed holder is still there beside the done marker: %+v", m)
+	}
+	notes, err := p.PrepareRelaunch()
+	if err != nil || len(notes) != 1 || !strings.HasPrefix(notes[0], "phase "+ph.Name+" task 1 is done: removed the stale lease of node-9 (pid 77)") {
+		t.Errorf("relaunch: %q, %v", notes, err)
+	}
+	var progress bytes.Buffer
+	if err := RunLocal(context.Background(), p, planPath, 2, &progress); err != nil {
+		t.Fatalf("relaunch: %v\n%s", err, progress.String())
+	}
+	if !strings.Contains(progress.String(), ph.Name) || !strings.Contains(progress.String(), "already done") {
+		t.Errorf("the relaunch ran tasks again:\n%s", progress.String())
+	}
+	if m, ok := readLeaseFile(t, p.Out, ph.Name, 1); ok {
+		t.Errorf("an expired lease is still there after the relaunch: %+v", m)
+	}
+	if m, ok := readLeaseFile(t, p.Out, ph.Name, 2); !ok || m.Token != "live" {
+		t.Errorf("a live lease was removed: %+v, %v", m, ok)
+	}
+	for i, b := range doneBefore {
+		if after, err := os.ReadFile(markerFile(p.Out, ph.Name, i, "done")); err != nil || !bytes.Equal(after, b) {
+			t.Errorf("done marker %d changed: %s, was %s (%v)", i, after, b, err)
+		}
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(p.Out, "_work", "markers", "*.stale-*")); len(tmp) > 0 {
+		t.Errorf("left aside: %v", tmp)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
@@ -125,7 +126,7 @@ func (s Settings) config(inputs []input.File) (pipeline.Config, error) {
 		// Inferred from every row (no _extra): no row needs _extra.
 		cfg.Strict = cfg.Strict || !s.SchemaExtra
 	} else if s.SchemaFile != "" {
-		data, err := os.ReadFile(s.SchemaFile)
+		data, err := sidefile.ReadFile(s.SchemaFile, sidefile.Schema)
 		if err != nil {
 			return cfg, err
 		}
@@ -152,6 +153,12 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 			return nil, fmt.Errorf("%s: launch reads its inputs from several tasks; give files, not a stream", f.Label())
 		}
 	}
+	// The stages' parameters are checked first, before the inputs are
+	// read to be cut and to infer their schema, not in a task later.
+	built, err := buildPlanStages(file)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -172,29 +179,43 @@ func NewPlan(ctx context.Context, pipelineName string, pipelineText []byte, cfg 
 		}
 	}
 	shards := len(p.Shards)
-	for i, spec := range file.Stages {
-		// Build checks the stage's parameters now, not in a task later.
-		st, err := pipefile.Build(spec, pipefile.Common{TextField: file.TextField, Annotate: file.Annotate, Profile: file.Profile})
-		if err != nil {
-			return nil, err
-		}
+	// The reduce phases get no more tasks than there are shards: each map
+	// task writes a file for each reduce task, so more tasks than the
+	// input has shards would add files, not work (ShardNote says so).
+	reduceTasks := min(tasks, shards)
+	for i, st := range built {
 		prefix := fmt.Sprintf("s%d-", i)
-		switch st := st.(type) {
-		case pipeline.Sharded:
+		if st, ok := st.(pipeline.Sharded); ok {
 			for _, sp := range st.Sharding().Phases {
 				n := shards
 				if !sp.PerShard() {
-					n = sp.Tasks(shards, tasks)
+					n = sp.Tasks(shards, reduceTasks)
 				}
 				p.Phases = append(p.Phases, Phase{Name: prefix + sp.Name, Kind: Kind(sp.Name), Stage: i, Tasks: n})
 			}
-		case pipeline.Global:
-			return nil, fmt.Errorf("%s: stage %s cannot run as sharded tasks yet; run it with `sluice run`", spec.Where, spec.Name)
 		}
 	}
 	p.Phases = append(p.Phases, Phase{Name: string(Write), Kind: Write, Stage: -1, Tasks: shards},
 		Phase{Name: string(Merge), Kind: Merge, Stage: -1, Tasks: 1})
 	return p, nil
+}
+
+// buildPlanStages builds the stages of a pipeline file, which checks their
+// parameters, and refuses a global stage that cannot run as tasks.
+func buildPlanStages(file *pipefile.File) ([]pipeline.Stage, error) {
+	built := make([]pipeline.Stage, len(file.Stages))
+	for i, spec := range file.Stages {
+		st, err := pipefile.Build(spec, pipefile.Common{TextField: file.TextField, Annotate: file.Annotate, Profile: file.Profile})
+		if err != nil {
+			return nil, err
+		}
+		_, sharded := st.(pipeline.Sharded)
+		if _, global := st.(pipeline.Global); global && !sharded {
+			return nil, fmt.Errorf("%s: stage %s cannot run as sharded tasks yet; run it with `sluice run`", spec.Where, spec.Name)
+		}
+		built[i] = st
+	}
+	return built, nil
 }
 
 // Split divides the sorted inputs into at most n shards of consecutive

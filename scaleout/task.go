@@ -66,7 +66,8 @@ func RunTask(ctx context.Context, plan *Plan, phase string, index int, version, 
 }
 
 // RunTaskWith runs task index of the named phase of plan. A task whose
-// completion marker exists returns ran = false and does nothing. Any
+// completion marker exists returns ran = false and does nothing but
+// remove the stale lease a copy killed after completing it left. Any
 // other takes the task's lease first: while another copy of the task
 // holds a live lease, it waits for that copy to end (and returns ran =
 // false if it completed the task); a stale lease (its holder gone, or
@@ -85,7 +86,8 @@ func RunTaskWith(ctx context.Context, plan *Plan, phase string, index int, o Tas
 		return false, fmt.Errorf("phase %s has tasks 0 to %d, not %d", ph.Name, ph.Tasks-1, index)
 	}
 	if plan.isDone(ph, index) {
-		return false, nil
+		_, err := plan.clearDoneLease(ph, index)
+		return false, err
 	}
 	for _, before := range plan.Phases {
 		if before.Name == ph.Name {

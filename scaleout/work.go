@@ -49,16 +49,20 @@ func (p *Plan) removeWork() error {
 }
 
 // PrepareRelaunch readies a launched output for another launch, and
-// returns what it changed, a line each. When manifest.json is gone
+// returns what it changed, a line each. The stale lease a task stopped
+// after it completed left is removed. When manifest.json is gone
 // although the merge was done, the merge runs again; if the merge had
 // removed the intermediates, the phases of the sharded stages, which
 // write them, run again too.
 func (p *Plan) PrepareRelaunch() ([]string, error) {
+	notes, err := p.clearDoneLeases()
+	if err != nil {
+		return notes, err
+	}
 	merge := p.Phases[len(p.Phases)-1]
 	if merge.Kind != Merge || p.isDone(merge, 0) {
-		return nil, nil
+		return notes, nil
 	}
-	var notes []string
 	if m := p.markerPath(merge, 0, done); storeOf(m).exists(m) {
 		notes = append(notes, fmt.Sprintf("%s is gone: the merge runs again", p.path(layout.ManifestName)))
 	}
@@ -179,7 +183,7 @@ func (p *Plan) ShardNote(tasks int) string {
 		why = append(why, fmt.Sprintf("%d JSONL %s %s cut at line boundaries into slices of about equal bytes, and %s too few lines or a few very long ones",
 			plain, plural(plain, "file"), plural2(plain, "is", "are"), plural2(plain, "has", "have")))
 	}
-	return head + ": " + strings.Join(why, "; ")
+	return head + ": " + strings.Join(why, "; ") + fmt.Sprintf("; each reduce phase runs %d %s too, one a shard", shards, plural(shards, "task"))
 }
 
 func plural(n int, word string) string {

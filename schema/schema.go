@@ -12,6 +12,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -218,6 +219,35 @@ func JSONPaths(s *arrow.Schema) map[string]bool {
 		}
 	}
 	return out
+}
+
+// WithoutExtra returns s without its _extra column (s itself when it has
+// none), the column gone from the JSON paths of its metadata too.
+func WithoutExtra(s *arrow.Schema) *arrow.Schema {
+	i := s.FieldIndices(ExtraField)
+	if len(i) == 0 {
+		return s
+	}
+	fields := slices.Delete(slices.Clone(s.Fields()), i[0], i[0]+1)
+	md := s.Metadata()
+	keys, values := slices.Clone(md.Keys()), slices.Clone(md.Values())
+	if k := md.FindKey(JSONPathsKey); k >= 0 {
+		var paths []string
+		if json.Unmarshal([]byte(values[k]), &paths) == nil {
+			paths = slices.DeleteFunc(paths, func(p string) bool { return p == ExtraField })
+			if len(paths) == 0 {
+				keys, values = slices.Delete(keys, k, k+1), slices.Delete(values, k, k+1)
+			} else {
+				b, _ := json.Marshal(paths)
+				values[k] = string(b)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return arrow.NewSchema(fields, nil)
+	}
+	out := arrow.NewMetadata(keys, values)
+	return arrow.NewSchema(fields, &out)
 }
 
 // FromArrow maps an Arrow type back onto a schema type; path is the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/internal/limit"
 	"github.com/sluice-data/sluice/kernels/fasttext"
 	"github.com/sluice-data/sluice/pipeline"
 )
@@ -24,7 +25,7 @@ type ClassifyParams struct {
 	Label string `yaml:"label" json:"label,omitempty"`
 	// Threshold, with Label, removes rows whose probability of Label is
 	// below it (in filter mode).
-	Threshold *float64 `yaml:"threshold" json:"threshold,omitempty"`
+	Threshold *float64 `yaml:"threshold" json:"threshold,omitempty" limit:"[0,1]"`
 }
 
 var classifyName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -50,6 +51,9 @@ func ParseClassify(v string) (ClassifyParams, error) {
 			return p, fmt.Errorf("%q: threshold %q is not a number", v, parts[2])
 		}
 		p.Threshold = &t
+	}
+	if problems := limit.Struct(&p); len(problems) > 0 {
+		return p, fmt.Errorf("%q: %w", v, problems[0].Err)
 	}
 	return p, nil
 }

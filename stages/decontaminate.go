@@ -18,10 +18,10 @@ import (
 // DecontamParams are the parameters of the decontaminate stage.
 type DecontamParams struct {
 	contam.Params `yaml:",inline"`
-	Eval          []string `yaml:"eval" json:"eval"`                   // evaluation files, globs or directories
-	EvalFields    []string `yaml:"eval_fields" json:"eval_fields"`     // fields forming an example's text; empty: all but the id
-	EvalIDField   string   `yaml:"eval_id_field" json:"eval_id_field"` // the member naming an example
-	IDField       string   `yaml:"id_field" json:"id_field"`           // the corpus id column, for the report
+	Eval          []string `yaml:"eval" json:"eval" limit:"[0,100000]"`              // evaluation files, globs or directories
+	EvalFields    []string `yaml:"eval_fields" json:"eval_fields" limit:"[0,10000]"` // fields forming an example's text; empty: all but the id
+	EvalIDField   string   `yaml:"eval_id_field" json:"eval_id_field"`               // the member naming an example
+	IDField       string   `yaml:"id_field" json:"id_field"`                         // the corpus id column, for the report
 	// SourceField is the corpus column (a dotted path for struct members)
 	// whose values the report counts contaminated rows by; empty: by input
 	// file.

@@ -15,7 +15,7 @@ import (
 // MinHashParams are the parameters of near-duplicate removal.
 type MinHashParams struct {
 	minhash.Params `yaml:",inline"`
-	Threshold      float64 `yaml:"threshold" json:"threshold"` // pairs at or above this similarity link
+	Threshold      float64 `yaml:"threshold" json:"threshold" limit:"[0,1]"` // pairs at or above this similarity link
 	// Verify is how a candidate pair is checked: "jaccard" computes the
 	// true n-gram Jaccard similarity (a third pass reads the candidates'
 	// texts), "signature" estimates it from the full signatures.

@@ -78,7 +78,7 @@ func runMinHash(t *testing.T, in, out string, p MinHashParams) MinHashReport {
 	}
 	cfg.Stages = []pipeline.Stage{g}
 	ctx := context.Background()
-	err = pipeline.PrepareGlobals(cfg.Stages, func(stages []pipeline.Stage, _ string) error {
+	err = pipeline.PrepareGlobals(cfg.Inputs, cfg.Stages, func(stages []pipeline.Stage, _ string) error {
 		pass := cfg
 		pass.Target, pass.Stages = dataset.Target{Kind: dataset.Discard}, stages
 		_, err := pipeline.Run(ctx, pass, nil, "test")

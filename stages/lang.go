@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/kernels/fasttext"
 	"github.com/sluice-data/sluice/kernels/langid"
 	"github.com/sluice-data/sluice/pipeline"
@@ -27,10 +28,10 @@ const DefaultLangMinScore = 0.65
 type LangParams struct {
 	// Languages are the codes to keep (ISO 639-1 where one exists: en, zh,
 	// ...). Empty, or "any", annotates only.
-	Languages []string `yaml:"languages" json:"languages"`
+	Languages []string `yaml:"languages" json:"languages" limit:"[0,1000]"`
 	// MinScore is the lowest probability of a kept row's language, when
 	// Languages are given.
-	MinScore *float64 `yaml:"min_score" json:"min_score"`
+	MinScore *float64 `yaml:"min_score" json:"min_score" limit:"[0,1]"`
 	// Model is a fastText language-ID model file; empty: the built-in
 	// lid.176.ftz.
 	Model string `yaml:"model" json:"model"`
@@ -130,7 +131,24 @@ func (s *Lang) RemovedFields() []arrow.Field { return langFields }
 func (s *Lang) filtering() bool { return s.keep != nil }
 
 func (s *Lang) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
+	if err := checkLangColumnsFree(in); err != nil {
+		return nil, err
+	}
 	return labelSchema(in, s.textField, langFields, s.filtering(), s.annotate)
+}
+
+// checkLangColumnsFree refuses a schema that already has a column the
+// stage writes: its values would be replaced by the stage's without a
+// word. The error wraps dataset.ErrRefused (a refused output, exit 2).
+func checkLangColumnsFree(in *arrow.Schema) error {
+	for _, f := range langFields {
+		if in.HasField(f.Name) {
+			return fmt.Errorf("%w: the input already has a column %q, which the lang stage writes; "+
+				"it would replace its values with the detected ones: rename or drop that column first "+
+				"(input columns: %v)", dataset.ErrRefused, f.Name, fieldNames(in))
+		}
+	}
+	return nil
 }
 
 func (s *Lang) Process(ctx context.Context, mem memory.Allocator, batch *pipeline.Batch) (pipeline.Result, error) {

@@ -129,6 +129,10 @@ func NewTextRowCount(textField string) *TextRowCount {
 }
 
 func (c *TextRowCount) Name() string { return "count_text_rows" }
+
+// Prepass marks the count as a pass before the one that inserts: a stream
+// input, which the second pass would find empty, is refused.
+func (c *TextRowCount) Prepass() {}
 func (c *TextRowCount) OutputSchema(in *arrow.Schema) (*arrow.Schema, error) {
 	return in, checkTextField(in, c.textField)
 }

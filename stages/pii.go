@@ -13,8 +13,8 @@ import (
 
 // PIIParams are the pii stage's parameters.
 type PIIParams struct {
-	Kinds       []string          `yaml:"kinds" json:"kinds"`             // email, phone, ip
-	Replacement map[string]string `yaml:"replacement" json:"replacement"` // kind -> token
+	Kinds       []string          `yaml:"kinds" json:"kinds" limit:"[0,100]"`             // email, phone, ip
+	Replacement map[string]string `yaml:"replacement" json:"replacement" limit:"[0,100]"` // kind -> token
 }
 
 // PII masks e-mail addresses, phone numbers and IP addresses in the text

@@ -89,13 +89,13 @@ func (q *Quality) Process(ctx context.Context, mem memory.Allocator, batch *pipe
 			s.Release()
 		}
 	}()
-	in := rec
+	rewritten := rec
 	if res.Rewritten != nil {
-		in = columnar.SetColumns(rec, []arrow.Field{rec.Schema().Field(idx)}, []arrow.Array{res.Rewritten})
+		rewritten = columnar.SetColumns(rec, []arrow.Field{rec.Schema().Field(idx)}, []arrow.Array{res.Rewritten})
 		res.Rewritten.Release()
-		defer in.Release()
+		defer rewritten.Release()
 	}
-	out, err := decide(ctx, mem, q.filter.Name(), in, res.Fail, q.annotate, q.signalFields(), res.Signals)
+	out, err := q.decide(ctx, mem, rec, rewritten, res)
 	if err != nil {
 		for _, a := range rest {
 			a.res.Release()
@@ -104,6 +104,28 @@ func (q *Quality) Process(ctx context.Context, mem memory.Allocator, batch *pipe
 	}
 	q.passOn(out.Kept, rest)
 	return out, nil
+}
+
+// decide splits the rows by the filter's verdict. A kept row goes on with
+// its text as the filter rewrote it; a removed row keeps the text it was
+// judged on (a C4 row whose every line was dropped is removed with its
+// lines, not with the empty text left of them). In annotate mode every
+// row goes on, rewritten.
+func (q *Quality) decide(ctx context.Context, mem memory.Allocator, judged, rewritten arrow.RecordBatch, res quality.Result) (pipeline.Result, error) {
+	if q.annotate || judged == rewritten {
+		return decide(ctx, mem, q.filter.Name(), rewritten, res.Fail, q.annotate, q.signalFields(), res.Signals)
+	}
+	keep, failed := keepMask(res.Fail)
+	kept, err := columnar.Filter(ctx, mem, rewritten, keep, true)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	removed, err := columnar.Filter(ctx, mem, judged, keep, false)
+	if err != nil {
+		kept.Release()
+		return pipeline.Result{}, err
+	}
+	return pipeline.Result{Kept: kept, Removed: removed, Reasons: failed, Keep: keep}, nil
 }
 
 // RuleSetConfig returns a pointer to the field of c that configures the

@@ -62,7 +62,7 @@ type TokensParams struct {
 	Tokenizer string `yaml:"tokenizer"`
 	// TokenizerFile is a Hugging Face tokenizer.json.
 	TokenizerFile string   `yaml:"tokenizer_file"`
-	GroupBy       []string `yaml:"group_by"`
+	GroupBy       []string `yaml:"group_by" limit:"[0,100]"`
 	// AddColumn adds n_tokens to every row; a pipeline stage adds it
 	// unless told not to.
 	AddColumn bool `yaml:"add_column"`

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/kernels/urlfilter"
 	"github.com/sluice-data/sluice/pipeline"
 )
@@ -19,8 +19,8 @@ type URLFilterParams struct {
 	URLField       string   `yaml:"url_field" json:"url_field"`
 	DomainsFile    string   `yaml:"domains_file" json:"domains_file,omitempty"`
 	SubstringsFile string   `yaml:"substrings_file" json:"substrings_file,omitempty"`
-	Domains        []string `yaml:"domains" json:"domains,omitempty"`
-	Substrings     []string `yaml:"substrings" json:"substrings,omitempty"`
+	Domains        []string `yaml:"domains" json:"domains,omitempty" limit:"[0,10000000]"`
+	Substrings     []string `yaml:"substrings" json:"substrings,omitempty" limit:"[0,10000000]"`
 	// Counts of the entries loaded, for the manifest.
 	DomainCount    int `yaml:"-" json:"domain_count"`
 	SubstringCount int `yaml:"-" json:"substring_count"`
@@ -59,7 +59,7 @@ func NewURLFilter(p URLFilterParams, annotate bool) (*URLFilter, error) {
 		if l.path == "" {
 			continue
 		}
-		data, err := os.ReadFile(l.path)
+		data, err := sidefile.ReadFile(l.path, sidefile.BlockList)
 		if err != nil {
 			return nil, err
 		}

@@ -15,8 +15,11 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sluice-data/sluice/internal/limit"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
+	"github.com/sluice-data/sluice/io/input"
 	"github.com/urfave/cli/v2"
 )
 
@@ -55,11 +58,22 @@ func action(run func(c *cli.Context) error) cli.ActionFunc {
 		if err == nil || errors.As(err, &u) {
 			return err
 		}
-		if errors.Is(err, dataset.ErrRefused) {
-			return usageError{err} // an output sluice will not write: the user's to change
+		if errors.Is(err, dataset.ErrRefused) || errors.Is(err, input.ErrReadOnce) {
+			return usageError{err} // an output sluice will not write, an input it cannot read as asked: the user's to change
+		}
+		if refusedValue(err) {
+			return usageError{err} // a value or a side file out of bounds: the user's to change
 		}
 		return jobError{err}
 	}
+}
+
+// refusedValue reports whether err is a value out of its range or a side
+// file refused for its size or kind, wherever it was found.
+func refusedValue(err error) bool {
+	var l *limit.Error
+	var f *sidefile.Error
+	return errors.As(err, &l) || errors.As(err, &f)
 }
 
 // argsKey is the cli.App Metadata key of the command line the app runs,
@@ -141,6 +155,7 @@ func NewApp(s Streams) *cli.App {
 		EnableBashCompletion: false,
 	}
 	finishCommands("", app.Commands)
+	checkFlags("", app.Commands)
 	refuseObjectStoreOutputs("", app.Commands)
 	return app
 }

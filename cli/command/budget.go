@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/sluice-data/sluice/budget"
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -158,7 +158,7 @@ func (o *BudgetOptions) budgetInput(args []string) (budget.Input, error) {
 
 	var mix budget.Mix
 	if o.MixFile != "" {
-		data, err := os.ReadFile(o.MixFile)
+		data, err := sidefile.ReadFile(o.MixFile, sidefile.Mixture)
 		if err != nil {
 			return in, usagef("--mix-file: %v", err)
 		}
@@ -407,7 +407,7 @@ func (o *BudgetOptions) corpusFromPath(ctx context.Context, path string, s Strea
 		note = s.Err // stdout holds only the JSON object
 	}
 	if strings.HasSuffix(path, ".json") {
-		data, err := os.ReadFile(path)
+		data, err := sidefile.ReadFile(path, sidefile.Counts)
 		if err != nil {
 			return 0, 0, usageError{err}
 		}

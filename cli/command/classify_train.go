@@ -218,6 +218,9 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args, comman
 	if o.Args.Seed < math.MinInt32 || o.Args.Seed > math.MaxInt32 {
 		return usagef("--seed %d: must fit in 32 bits, as fastText's", o.Args.Seed)
 	}
+	if err := checkTrainMemory(o.Args); err != nil {
+		return usageError{err}
+	}
 	modelFile, textFile, err := o.claimOutputs(ctx, groups, command)
 	if err != nil {
 		return err
@@ -257,6 +260,15 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args, comman
 	training := func(ex labelled) bool { return o.Split >= 1 || inSplit(ex.text, o.Split) }
 	var keep func(labelled) bool
 	if o.Balance {
+		for _, g := range groups {
+			files, err := input.Expand(g)
+			if err != nil {
+				return usageError{err}
+			}
+			if err := input.RefuseStreams(files, "--balance"); err != nil {
+				return usageError{err}
+			}
+		}
 		hashes := map[string][]uint64{}
 		err := each(func(ex labelled) error {
 			if training(ex) {

@@ -192,7 +192,7 @@ func TestClassifyTrainBadInput(t *testing.T) {
 		{[]string{good, "--label-field", "label"}, "no model file"},
 		{[]string{good, "--label-field", "label", "-o", model, "--loss", "hinge"}, `--loss: unknown loss "hinge"`},
 		{[]string{good, "--label-field", "label", "-o", model, "--word-ngrams", "2", "--bucket", "0"}, "bucket 0"},
-		{[]string{good, "--label-field", "label", "-o", model, "--split", "1.5"}, "--split 1.5"},
+		{[]string{good, "--label-field", "label", "-o", model, "--split", "1.5"}, "--split is 1.5"},
 	} {
 		var o, e strings.Builder
 		code := Main(append([]string{"sluice", "classify", "train"}, tc.args...), nil, &o, &e)

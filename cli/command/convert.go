@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
@@ -44,6 +44,7 @@ type ConvertOptions struct {
 	WARCTypes        string
 	AllowIncomplete  bool
 	Lineage          bool
+	Limit            int64
 	Report
 }
 
@@ -96,9 +97,23 @@ func inputFlags(o *ConvertOptions) []cli.Flag {
 			Usage: "read a dataset directory that has part files but no manifest (a run that did not finish) instead of refusing it"},
 		&cli.BoolFlag{Name: "lineage", Destination: &o.Lineage,
 			Usage: "add _src_file and _src_row (line, Parquet row or WARC record offset) to every kept and removed row; kept when the input has them"},
+		limitFlag(&o.Limit),
 		&cli.BoolFlag{Name: "no-progress", Destination: &o.NoProgress,
 			Usage: "no progress bar (none is shown anyway when stderr is not a terminal)"},
 	}, reportFlags(&o.Report)...)
+}
+
+// limitFlag is --limit N, which every command that reads rows into a
+// pipeline has: read the first N rows of the input only.
+func limitFlag(dest *int64) cli.Flag {
+	return &cli.Int64Flag{Name: "limit", Destination: dest,
+		Usage: "read only the first N rows of the input (lines, records or Parquet rows, in input order), to try a command on a few; the manifest counts those and records the limit",
+		Action: func(_ *cli.Context, n int64) error {
+			if n < 1 {
+				return usagef("--limit must be at least 1, not %d", n)
+			}
+			return nil
+		}}
 }
 
 func outputFlags(o *ConvertOptions) []cli.Flag {
@@ -144,7 +159,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	cfg := pipeline.Config{
 		Overwrite: o.Overwrite, Workers: o.Workers, BatchRows: o.BatchRows, Strict: o.Strict,
 		MaxDepth: o.MaxDepth, TextField: o.TextField, SchemaFile: o.SchemaFile,
-		Lineage: o.Lineage, Started: time.Now(),
+		Lineage: o.Lineage, Limit: o.Limit, Started: time.Now(),
 	}
 	if len(args) == 0 {
 		bad("no input given (IN... -o OUT)")
@@ -153,24 +168,24 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 		bad("%v", err)
 	}
 	var err error
-	if cfg.BatchBytes, err = parseSize(o.BatchBytes); err != nil {
-		bad("--batch-bytes: %v", err)
+	if cfg.BatchBytes, err = parseSize("--batch-bytes", o.BatchBytes, pipeline.BatchBytesRange); err != nil {
+		bad("%v", err)
 	}
-	if cfg.MaxLineBytes, err = parseSize(o.MaxLineBytes); err != nil {
-		bad("--max-line-bytes: %v", err)
+	if cfg.MaxLineBytes, err = parseSize("--max-line-bytes", o.MaxLineBytes, pipeline.MaxLineBytesRange); err != nil {
+		bad("%v", err)
 	}
-	pageBytes, err := parseSize(o.PageBytes)
+	pageBytes, err := parseSize("--page-bytes", o.PageBytes, pipeline.PageBytesRange)
 	if err != nil {
-		bad("--page-bytes: %v", err)
+		bad("%v", err)
 	}
-	maxFileBytes, err := parseSize(o.MaxFileBytes)
+	maxFileBytes, err := parseSize("--max-file-bytes", o.MaxFileBytes, pipeline.MaxFileBytesRange)
 	if err != nil {
-		bad("--max-file-bytes: %v", err)
+		bad("%v", err)
 	}
 	if o.InferRows == "all" {
 		cfg.InferRows = pipeline.InferAll
-	} else if n, err := strconv.Atoi(o.InferRows); err != nil || n < 1 {
-		bad("--infer-rows must be a positive number or 'all', not %q", o.InferRows)
+	} else if n, err := strconv.Atoi(o.InferRows); err != nil || pipeline.InferRowsRange.Int("", int64(n)) != nil {
+		bad("--infer-rows must be a number in %s or 'all', not %q", pipeline.InferRowsRange, o.InferRows)
 	} else {
 		cfg.InferRows = n
 	}
@@ -208,7 +223,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	}
 	cfg.Target = dataset.ParseTarget(o.Output)
 	if o.SchemaFile != "" {
-		data, err := os.ReadFile(o.SchemaFile)
+		data, err := sidefile.ReadFile(o.SchemaFile, sidefile.Schema)
 		if err != nil {
 			return cfg, usagef("--schema: %v", err)
 		}
@@ -220,7 +235,7 @@ func (o *ConvertOptions) pipelineConfig(args []string) (pipeline.Config, error) 
 	if err != nil {
 		return cfg, usageError{err}
 	}
-	cfg.Inputs = set.Files
+	cfg.Inputs, cfg.InputLinks = set.Files, set.Links
 	if err := cfg.Target.Check(set); err != nil {
 		return cfg, usageError{err}
 	}
@@ -268,6 +283,9 @@ func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 		fmt.Fprintf(w, ", %d with invalid UTF-8 repaired", m.Counts.UTF8Repaired)
 	}
 	fmt.Fprintf(w, "\n%d file(s), %s, in %.2fs (%.1f MB/s)\n", len(m.Outputs), humanBytes(bytesOut), m.WallSecs, mbps)
+	if cfg, ok := m.Options.(pipeline.Config); ok {
+		printReading(w, cfg, m)
+	}
 	if t.Kind != dataset.Stdout {
 		fmt.Fprintf(w, "manifest: %s\n", t.SidePath("manifest.json"))
 		printVersion(w, m)
@@ -277,5 +295,17 @@ func printSummary(w io.Writer, t dataset.Target, m *dataset.Manifest) {
 	}
 	for _, e := range m.Errors {
 		fmt.Fprintf(w, "input error: %s\n", e)
+	}
+}
+
+// printReading says what of the input a run read when that is not simply
+// every file named: the first rows only (--limit), folders reached through
+// links.
+func printReading(w io.Writer, cfg pipeline.Config, m *dataset.Manifest) {
+	if cfg.Limit > 0 && m.Counts.RowsIn == cfg.Limit {
+		fmt.Fprintf(w, "--limit %d: the first %d rows of the input were read, no more\n", cfg.Limit, cfg.Limit)
+	}
+	if n := len(cfg.InputLinks); n > 0 {
+		fmt.Fprintf(w, "%d linked folder(s) followed: %s\n", n, strings.Join(cfg.InputLinks, ", "))
 	}
 }

@@ -138,15 +138,32 @@ func runDedupLines(ctx context.Context, o *DedupOptions, args, command []string,
 	g := stages.NewGlobalLines(o.TextField, params)
 	m, err := runGlobal(ctx, cfg, g, command, s, o.view(s))
 	if m != nil {
-		res := DedupLinesResult{Summary: newSummary(cfg.Target, m), DistinctLines: g.Index().Len()}
+		res := DedupLinesResult{Summary: newSummary(cfg.Target, m), DistinctLines: g.Index().Len(),
+			RemovedWhole: m.Counts.Removed, Hint: wholeRowsHint(m.Counts.Removed, params.KeepFirst)}
 		if perr := o.result(s.Out, res, func(w io.Writer) {
 			printSummary(w, cfg.Target, m)
-			fmt.Fprintf(w, "%d distinct lines counted; %d texts left empty and removed\n", res.DistinctLines, m.Counts.Removed)
+			fmt.Fprintf(w, "%d distinct lines counted; %d rows removed whole, every line of them repeated in the corpus\n",
+				res.DistinctLines, res.RemovedWhole)
+			if res.Hint != "" {
+				fmt.Fprintln(w, res.Hint)
+			}
 		}); err == nil {
 			err = perr
 		}
 	}
 	return err
+}
+
+// wholeRowsHint explains, under --keep none, the rows line dedup removed
+// whole: every copy of a repeated line goes, so documents that are copies
+// of one another are all removed and none is kept.
+func wholeRowsHint(removed int64, keepFirst bool) string {
+	if keepFirst || removed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("note: %d rows were removed whole, every line of them repeated elsewhere: with --keep none (the default) "+
+		"every copy of a repeated line is removed, so documents that are copies of one another are all removed, none kept. "+
+		"To keep one copy of each, run `sluice dedup exact` first, or use --keep first.", removed)
 }
 
 // runGlobal runs a command made of one global stage: its passes over the

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sluice-data/sluice/diff"
+	"github.com/sluice-data/sluice/provenance"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,8 +34,11 @@ func diffCommand(s Streams) *cli.Command {
 			"--by-content), and counts rows only in A, only in B, and whose text changed, with examples;\n" +
 			"--rows-out DIR writes them as DIR/a.parquet and DIR/b.parquet with a _diff column (only_a, only_b,\n" +
 			"changed). The keys spill to temporary files partitioned by hash, so memory stays bounded whatever\n" +
-			"the number of rows. The exit code is 0 when the comparison ran (with --exit-code, 1 when A and B\n" +
-			"differ).",
+			"the number of rows. A version without a text column has its rows matched by id alone, and when\n" +
+			"they cannot be matched by id either, only counted (the output says so). Whether A and B are the\n" +
+			"same version is decided from their files: each is hashed again and checked against its manifest,\n" +
+			"as sluice verify does, and any file that is not as recorded is listed. The exit code is 0 when the\n" +
+			"comparison ran (with --exit-code, 1 when A and B differ).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "id-field", Value: "id", Destination: &o.IDField, Usage: "the column rows are matched by"},
 			&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField, Usage: "the column whose changes are compared"},
@@ -86,12 +90,29 @@ func runDiff(c *cli.Context, o *DiffOptions, pathA, pathB string, s Streams) err
 	if err := (Report{JSON: o.JSON}).result(s.Out, res, func(w io.Writer) { printDiff(w, res, o.Examples) }); err != nil {
 		return err
 	}
-	if o.ExitCode && !res.Identical {
-		if r := res.Rows; r == nil || r.OnlyA+r.OnlyB+r.Changed > 0 || !sameCounts(res) {
-			return fmt.Errorf("%s and %s differ (versions %s and %s)", pathA, pathB, a.VersionID, b.VersionID)
+	if o.ExitCode && differ(res) {
+		if a.VersionID == b.VersionID {
+			return fmt.Errorf("%s and %s differ, although both manifests record version %s", pathA, pathB, a.VersionID)
 		}
+		return fmt.Errorf("%s and %s differ (versions %s and %s)", pathA, pathB, a.VersionID, b.VersionID)
 	}
 	return nil
+}
+
+// differ tells whether A and B differ, for --exit-code: rows only in one
+// of them or changed, always; and, unless their files are identical,
+// counts that differ or rows that were not (or could not all be)
+// compared. Two versions whose rows and counts are the same but whose
+// files are encoded differently do not differ.
+func differ(r *diff.Result) bool {
+	rows := r.Rows
+	if rows != nil && rows.OnlyA+rows.OnlyB+rows.Changed > 0 {
+		return true
+	}
+	if r.Identical {
+		return false
+	}
+	return rows == nil || rows.NotCompared != "" || !sameCounts(r)
 }
 
 func sameCounts(r *diff.Result) bool {
@@ -106,8 +127,10 @@ func sameCounts(r *diff.Result) bool {
 func printDiff(w io.Writer, r *diff.Result, examples int) {
 	fmt.Fprintf(w, "A  version %s  %s  (%s)\n", r.A.VersionID, r.A.Path, shellLine(r.A.M.Command))
 	fmt.Fprintf(w, "B  version %s  %s  (%s)\n", r.B.VersionID, r.B.Path, shellLine(r.B.M.Command))
+	printProblems(w, "A", r.ProblemsA)
+	printProblems(w, "B", r.ProblemsB)
 	if r.Identical {
-		fmt.Fprintln(w, "the same version: the same data and removed files, byte for byte, and the same counts")
+		fmt.Fprintln(w, "the same version: the same data and removed files, byte for byte (each hashed again), and the same counts")
 	}
 	cfg := r.Config
 	fmt.Fprintln(w, "\nconfiguration:")
@@ -170,8 +193,15 @@ func printDiff(w io.Writer, r *diff.Result, examples int) {
 	if rows == nil {
 		return
 	}
+	if rows.Key == "none" {
+		fmt.Fprintf(w, "\nrows: %d in A, %d in B, not matched: %s\n", rows.RowsA, rows.RowsB, rows.NotCompared)
+		return
+	}
 	fmt.Fprintf(w, "\nrows (matched by %s): %d same, %d only in A, %d only in B, %d changed\n",
 		rows.Key, rows.Same, rows.OnlyA, rows.OnlyB, rows.Changed)
+	if rows.NotCompared != "" {
+		fmt.Fprintf(w, "  (%s)\n", rows.NotCompared)
+	}
 	if examples > 0 {
 		for _, e := range rows.Examples.OnlyA {
 			fmt.Fprintf(w, "  only in A  %s: %s\n", e.ID, e.Text)
@@ -185,6 +215,18 @@ func printDiff(w io.Writer, r *diff.Result, examples int) {
 	}
 	if len(rows.RowsOut) > 0 {
 		fmt.Fprintf(w, "rows written: %s\n", strings.Join(rows.RowsOut, ", "))
+	}
+}
+
+// printProblems lists where the files of a version are not what its
+// manifest records.
+func printProblems(w io.Writer, which string, problems []provenance.Problem) {
+	if len(problems) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s does not match its manifest, %d problem(s) (see sluice verify):\n", which, len(problems))
+	for _, p := range problems {
+		fmt.Fprintf(w, "  %-10s  %s: %s\n", p.Kind, p.Path, p.Detail)
 	}
 }
 

@@ -305,7 +305,7 @@ func hostileCases() []hostileCase {
 		flagCase("threshold NaN", "threshold", "dedup", "minhash", "a.jsonl", "-o", "out", "--threshold", "NaN"),
 		flagCase("threshold Inf", "threshold", "dedup", "minhash", "a.jsonl", "-o", "out", "--threshold", "Inf"),
 		flagCase("threshold above 1", "threshold", "dedup", "minhash", "a.jsonl", "-o", "out", "--threshold", "1.5"),
-		flagCase("num-perm beyond what a page holds", "num_perm", "dedup", "minhash", "a.jsonl", "-o", "out", "--num-perm", "32768", "--bands", "16"),
+		flagCase("num-perm beyond what a page holds", "--num-perm is 32768", "dedup", "minhash", "a.jsonl", "-o", "out", "--num-perm", "32768", "--bands", "16"),
 		flagCase("clusters not parquet", ".parquet", "dedup", "minhash", "a.jsonl", "-o", "out", "--clusters", "x.csv"),
 		flagCase("max-file-rows 0", "max-file-rows", "convert", "a.jsonl", "-o", "out", "--max-file-rows", "0"),
 		flagCase("max-file-bytes 0", "max-file-bytes", "convert", "a.jsonl", "-o", "out", "--max-file-bytes", "0"),

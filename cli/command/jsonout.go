@@ -247,6 +247,12 @@ type DedupExactResult struct {
 type DedupLinesResult struct {
 	Summary
 	DistinctLines int `json:"distinct_lines"`
+	// RemovedWhole are the rows whose every line is repeated in the
+	// corpus, removed with _reason empty_after_line_dedup.
+	RemovedWhole int64 `json:"removed_whole"`
+	// Hint says what --keep none did to documents that are copies of one
+	// another, when it removed rows whole.
+	Hint string `json:"hint,omitempty"`
 }
 
 // DedupMinHashResult is the --json object of dedup minhash.

@@ -265,13 +265,18 @@ func TestDedupJSON(t *testing.T) {
 
 	var lines struct {
 		summaryJSON
-		DistinctLines int `json:"distinct_lines"`
+		DistinctLines int    `json:"distinct_lines"`
+		RemovedWhole  int64  `json:"removed_whole"`
+		Hint          string `json:"hint"`
 	}
 	out = filepath.Join(dir, "lines")
 	sluiceJSON(t, &lines, "dedup", "lines", in, "-o", out)
-	checkSummary(t, "dedup lines", lines.summaryJSON, filepath.Join(out, "manifest.json"))
+	m = checkSummary(t, "dedup lines", lines.summaryJSON, filepath.Join(out, "manifest.json"))
 	if lines.DistinctLines == 0 {
 		t.Errorf("dedup lines: no distinct lines counted")
+	}
+	if lines.RemovedWhole != m.Counts.Removed || lines.Hint == "" {
+		t.Errorf("dedup lines: %d rows removed whole (the manifest: %d), hint %q", lines.RemovedWhole, m.Counts.Removed, lines.Hint)
 	}
 
 	var mh struct {

@@ -131,6 +131,9 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	if err != nil {
 		return err
 	}
+	if cfg.Limit > 0 {
+		return usagef("--limit: a launch splits the whole input among its tasks; try the pipeline on a few rows with `sluice run --limit N` first")
+	}
 	restore := limitCores(cfg.Workers) // the plan reads the input to learn its schema
 	plan, err := scaleout.NewPlan(ctx, pipelineFile, data, cfg, o.Output, o.Tasks)
 	restore()

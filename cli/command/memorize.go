@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/jsonl"
@@ -369,6 +370,9 @@ func readJSONLines(path string, fn func(line []byte) error) error {
 	f, err := input.Stat(path)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := sidefile.Input(f, sidefile.TestSet); err != nil {
+		return err
 	}
 	st, err := input.Open(f)
 	if err != nil {

@@ -1,15 +1,14 @@
 package command
 
 import (
-	"os"
-
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"github.com/sluice-data/sluice/pipeline/pipefile"
 )
 
 // readPipelineFile reads and parses the pipeline file at path, returning
 // it and its bytes; its errors are the user's to fix.
 func readPipelineFile(path string) (*pipefile.File, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := sidefile.ReadFile(path, sidefile.Pipeline)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}

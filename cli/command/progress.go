@@ -186,7 +186,7 @@ func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.S
 	all := cfg
 	all.Stages = built
 	v.settings(all)
-	return pipeline.PrepareGlobals(built, func(sts []pipeline.Stage, label string) error {
+	return pipeline.PrepareGlobals(cfg.Inputs, built, func(sts []pipeline.Stage, label string) error {
 		pass := cfg
 		pass.Target = dataset.Target{Kind: dataset.Discard}
 		pass.Stages = sts

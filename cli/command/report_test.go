@@ -98,7 +98,7 @@ func TestReportFunnelEqualsManifest(t *testing.T) {
 			if !found {
 				t.Errorf("%s/%s: example %+v is not a removed row of that reason", r.Stage, r.Reason, ex)
 			}
-			if !strings.Contains(html, "<code>"+ex.ID+"</code>") {
+			if !strings.Contains(html, "<code><bdi>"+ex.ID+"</bdi></code>") {
 				t.Errorf("the page does not show the example id %s", ex.ID)
 			}
 		}
@@ -289,7 +289,7 @@ func TestReportCompare(t *testing.T) {
 		t.Fatal(errs)
 	}
 	html, _ := os.ReadFile(page)
-	for _, want := range []string{`id="compare"`, "gopher_quality.min_word_count", "<code>50</code>", "<code>20</code>", `id="chart-compare-gopher_word_count"`} {
+	for _, want := range []string{`id="compare"`, "gopher_quality.min_word_count", "<code><bdi>50</bdi></code>", "<code><bdi>20</bdi></code>", `id="chart-compare-gopher_word_count"`} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("the comparison does not show %s", want)
 		}

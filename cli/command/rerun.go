@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 type RerunOptions struct {
 	Output       string
 	AllowChanged bool
+	Overwrite    bool
 	JSON         bool
 }
 
@@ -50,12 +52,18 @@ func rerunCommand(s Streams) *cli.Command {
 			"bytes, xxhash64) and the counts, and says whether the version reproduced: exit code 0 when it did,\n" +
 			"1 when it did not, with each difference. Effective settings that differ (a pipeline file edited\n" +
 			"since, say) are listed too. A version written inside its command's output (as the demo writes\n" +
-			"several) is compared with its place in NEW.",
+			"several) is compared with its place in NEW. NEW may not be DATASET, nor hold or lie in it, nor be\n" +
+			"an input the manifest records (exit code 2); an existing NEW is replaced only with --overwrite (the\n" +
+			"recorded command's own --overwrite is dropped). A manifest that records a rerun as its command is\n" +
+			"refused (exit code 1). The old version's files are checked against its manifest too: one that\n" +
+			"does not match it is not reproduced.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &o.Output,
 				Usage: "where the rebuilt version is written (the recorded command's output is replaced by it)"},
 			&cli.BoolFlag{Name: "allow-changed", Destination: &o.AllowChanged,
 				Usage: "run even when an input's bytes or the tool version changed since (the result then rarely reproduces)"},
+			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
+				Usage: "replace NEW when it is a sluice output (an --overwrite the recorded command had is not used)"},
 			versionJSONFlag(&o.JSON),
 		},
 		Action: action(func(c *cli.Context) error {
@@ -67,9 +75,17 @@ func rerunCommand(s Streams) *cli.Command {
 	}
 }
 
+// rerunning marks the context of a command line that rerun runs: a
+// recorded command that is itself a rerun is refused, so that no manifest
+// can make reruns nest without end.
+type rerunning struct{}
+
 func runRerun(c *cli.Context, o *RerunOptions, path string, s Streams) error {
 	if _, _, err := dataset.Locate(path); err != nil {
 		return usageError{err}
+	}
+	if outer, ok := c.Context.Value(rerunning{}).(string); ok {
+		return fmt.Errorf("%s records a rerun (of %s) as the command that made it, and a rerun writes no version of its own: refusing to rerun it", outer, path)
 	}
 	plan, err := provenance.PlanRerun(path, o.Output, Version)
 	if err != nil {
@@ -90,6 +106,14 @@ func runRerun(c *cli.Context, o *RerunOptions, path string, s Streams) error {
 		if plan, err = provenance.PlanRerun(absPath, absOut, Version); err != nil {
 			return err
 		}
+	}
+	if o.Overwrite {
+		plan.Overwrite()
+	}
+	// The version rerun and what it was made from are inputs of the
+	// rebuild: the new output may not replace, hold or lie in them.
+	if err := dataset.ParseTarget(o.Output).Check(provenance.Sources(plan.M, plan.Manifest, plan.Root, true)); err != nil {
+		return fmt.Errorf("-o %s: %w", o.Output, err)
 	}
 	notes := s.Out
 	if o.JSON {
@@ -136,7 +160,8 @@ func runArgs(c *cli.Context, plan *provenance.Rerun, s Streams, cwd string) erro
 	}
 	app := NewApp(s)
 	app.Metadata = map[string]any{argsKey: plan.Args}
-	return app.RunContext(c.Context, interspersed(app, plan.Args))
+	ctx := context.WithValue(c.Context, rerunning{}, plan.Manifest)
+	return app.RunContext(ctx, interspersed(app, plan.Args))
 }
 
 // compareRebuilt reads the rebuilt version and compares it with the old.
@@ -163,6 +188,14 @@ func compareRebuilt(c *cli.Context, path string, plan *provenance.Rerun) (*Rerun
 	if err != nil {
 		return nil, err
 	}
+	// The old version is its files, not what its manifest says of them.
+	for _, p := range d.ProblemsA {
+		res.Differences = append(res.Differences, fmt.Sprintf("%s does not match its manifest: %s", path, p))
+	}
+	for _, p := range d.ProblemsB {
+		res.Differences = append(res.Differences, fmt.Sprintf("the rebuilt %s does not match its manifest: %s", plan.Output, p))
+	}
+	res.Reproduced = len(res.Differences) == 0
 	for _, ch := range d.Config.Options {
 		if ch.Key == "workers" || ch.Key == "overwrite" {
 			continue // how the run went, not what it made

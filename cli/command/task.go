@@ -73,10 +73,25 @@ func taskCommand(s Streams) *cli.Command {
 			if phase == "" {
 				return usagef("task needs --phase (or --serve)")
 			}
+			if !c.IsSet("index") {
+				return usagef("task needs --index I, the task's index in phase %s (from 0)", phase)
+			}
 			_, err := runTask(c.Context, planPath, phase, index, workers, log, lease, *r, s)
 			return err
 		}),
 	}
+}
+
+// checkTask refuses a phase the plan has not, or an index past its tasks.
+func checkTask(plan *scaleout.Plan, phase string, index int) error {
+	ph, err := plan.Phase(phase)
+	if err != nil {
+		return fmt.Errorf("--phase: %w", err)
+	}
+	if index < 0 || index >= ph.Tasks {
+		return fmt.Errorf("--index %d: phase %s has tasks 0 to %d", index, ph.Name, ph.Tasks-1)
+	}
+	return nil
 }
 
 // runTask runs one task and reports whether it ran (not: it was done).
@@ -84,6 +99,9 @@ func runTask(ctx context.Context, planPath, phase string, index, workers int, lo
 	started := scaleout.ProcessStart() // the task's marker records its times from there
 	plan, err := scaleout.ReadPlan(planPath)
 	if err != nil {
+		return false, usageError{err}
+	}
+	if err := checkTask(plan, phase, index); err != nil {
 		return false, usageError{err}
 	}
 	if workers > 0 {

@@ -23,7 +23,8 @@ func traceCommand(s Streams) *cli.Command {
 			"through, and for a removed row the stage, the rule and, for a duplicate, the id of the row kept in\n" +
 			"its place. A row with lineage columns (--lineage) names the input file and line, Parquet row or WARC\n" +
 			"record offset it was first read from. A dataset without an id column names its rows by lineage, as\n" +
-			"FILE:ROW. The exit code is 1 when DATASET has no such row.",
+			"FILE:ROW. An id that several rows of a version share shows each of them. The exit code is 1 when\n" +
+			"DATASET has no such row.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "id-field", Value: "id", Destination: &o.IDField, Usage: "the column holding the row id"},
 			&cli.StringFlag{Name: "text-field", Value: "text", Destination: &o.TextField, Usage: "the column whose text is shown"},
@@ -64,9 +65,13 @@ type TraceResult struct {
 func printTrace(w io.Writer, id string, hops []provenance.Hop) {
 	fmt.Fprintf(w, "row %s\n", id)
 	var last provenance.Hop
-	for _, h := range hops {
-		fmt.Fprintf(w, "\nversion %s  %s\n", h.VersionID, h.Path)
-		fmt.Fprintf(w, "  command  %s\n", shellLine(h.Command))
+	for i, h := range hops {
+		again := i > 0 && hops[i-1].VersionID == h.VersionID && hops[i-1].Path == h.Path
+		shared := again || (i+1 < len(hops) && hops[i+1].VersionID == h.VersionID && hops[i+1].Path == h.Path)
+		if !again {
+			fmt.Fprintf(w, "\nversion %s  %s\n", h.VersionID, h.Path)
+			fmt.Fprintf(w, "  command  %s\n", shellLine(h.Command))
+		}
 		switch h.Status {
 		case provenance.Absent:
 			fmt.Fprintf(w, "  absent   not in this version\n")
@@ -81,6 +86,9 @@ func printTrace(w io.Writer, id string, hops []provenance.Hop) {
 		}
 		if len(h.Stages) > 0 {
 			fmt.Fprintf(w, "  stages   %s\n", strings.Join(h.Stages, ", "))
+		}
+		if shared { // several rows of the id in this version: each its text
+			fmt.Fprintf(w, "  text     %s\n", h.Text)
 		}
 		last = h
 	}

@@ -97,6 +97,23 @@ func (f File) Label() string {
 // ErrNoInput is returned when the arguments name no file.
 var ErrNoInput = errors.New("no input files")
 
+// ErrReadOnce is the cause of the error of a stream input (standard input,
+// a pipe, a FIFO) given to a command that reads its input more than once:
+// a stream can be read once.
+var ErrReadOnce = errors.New("a stream can be read only once")
+
+// RefuseStreams returns an error wrapping ErrReadOnce for the first stream
+// among files, which what (a stage or an option, say) would read twice.
+func RefuseStreams(files []File, what string) error {
+	for _, f := range files {
+		if f.IsStream() {
+			return fmt.Errorf("%s: %s reads the input twice, and %w (standard input, a pipe or a FIFO); write it to a file first",
+				f.Label(), what, ErrReadOnce)
+		}
+	}
+	return nil
+}
+
 // Stdin is the argument that names standard input.
 const Stdin = "-"
 
@@ -118,6 +135,9 @@ type Set struct {
 	// Dirs are the directories scanned for input, cleaned: an output
 	// inside one of them would be read back by the next run.
 	Dirs []string
+	// Links are the symbolic links to folders that the scan of a directory
+	// followed, in the order found; they are among Dirs too.
+	Links []string
 }
 
 // Expand turns command arguments into a sorted, de-duplicated list of
@@ -128,10 +148,14 @@ func Expand(args []string) ([]File, error) {
 }
 
 // Scan turns command arguments into input files. An argument is a file, a
-// glob, a directory, or "-" for standard input. A directory is searched
+// glob, a directory, or "-" for standard input; an argument that names an
+// existing file or folder is that file or folder, even when its name has
+// glob characters in it ("[a].jsonl"). A directory is searched
 // recursively for files with a data suffix (.jsonl, .parquet, .warc ...,
 // compressed or not), skipping hidden files and folders and sluice's side
-// outputs; of a sluice dataset only the data/ folder is read, and a
+// outputs; symbolic links to folders are followed (Set.Links), and a link
+// to a folder that holds it (a loop) is an error. Of a sluice dataset only
+// the data/ folder is read, and a
 // dataset without its manifest is refused unless opts.AllowIncomplete.
 // The same file named twice (by two paths, say) is read once. An
 // object-store URL (s3://, gs://, az://) names an object, a glob of
@@ -166,7 +190,7 @@ func Scan(args []string, opts ScanOptions) (Set, error) {
 			continue
 		}
 		matches := []string{arg}
-		if strings.ContainsAny(arg, "*?[") {
+		if _, err := os.Lstat(arg); err != nil && strings.ContainsAny(arg, "*?[") {
 			m, err := filepath.Glob(arg)
 			if err != nil {
 				return set, fmt.Errorf("%s: bad pattern: %w", arg, err)
@@ -186,15 +210,17 @@ func Scan(args []string, opts ScanOptions) (Set, error) {
 				continue
 			}
 			set.Dirs = append(set.Dirs, filepath.Clean(p))
-			var found []string
-			if err := scanDir(p, true, opts, &found); err != nil {
+			ds := dirScan{opts: opts, open: map[string]bool{}}
+			if err := ds.scan(p, true); err != nil {
 				return set, err
 			}
-			if len(found) == 0 {
+			if len(ds.found) == 0 {
 				return set, fmt.Errorf("%s: directory holds no .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .warc[.gz] file", p)
 			}
-			sort.Strings(found)
-			for _, f := range found {
+			set.Links = append(set.Links, ds.links...)
+			set.Dirs = append(set.Dirs, ds.links...) // scanned too: an output there would be read back
+			sort.Strings(ds.found)
+			for _, f := range ds.found {
 				add(f)
 			}
 		}
@@ -213,14 +239,25 @@ func Scan(args []string, opts ScanOptions) (Set, error) {
 	return set, nil
 }
 
-// scanDir appends the input files under dir to found. A sluice dataset
+// dirScan is the search of one directory argument for input files.
+type dirScan struct {
+	opts  ScanOptions
+	found []string
+	links []string        // the links to folders followed
+	open  map[string]bool // the folders being searched, resolved: a link to one is a loop
+}
+
+// scan appends the input files under dir to s.found. A sluice dataset
 // gives its data/ folder only.
-func scanDir(dir string, top bool, opts ScanOptions, found *[]string) error {
+func (s *dirScan) scan(dir string, top bool) error {
+	given := Canonical(dir)
+	s.open[given] = true
+	defer delete(s.open, given)
 	switch layout.DirKind(dir) {
 	case layout.Dataset:
 		dir = filepath.Join(dir, layout.DataDir)
 	case layout.Incomplete:
-		if !opts.AllowIncomplete {
+		if !s.opts.AllowIncomplete {
 			return fmt.Errorf("%s: an incomplete sluice dataset (part files but no %s: a run that did not finish?); "+
 				"read it anyway with --allow-incomplete", dir, layout.ManifestName)
 		}
@@ -238,22 +275,37 @@ func scanDir(dir string, top bool, opts ScanOptions, found *[]string) error {
 		if layout.IsHidden(name) {
 			continue
 		}
-		if e.IsDir() {
-			if err := scanDir(path, false, opts, found); err != nil {
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(path); err == nil && st.IsDir() {
+				if err := s.follow(path); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if isDir {
+			if err := s.scan(path, false); err != nil {
 				return err
 			}
 			continue
 		}
-		if e.Type()&fs.ModeSymlink != 0 {
-			if st, err := os.Stat(path); err == nil && st.IsDir() {
-				continue // a directory scan does not follow links to directories (no cycles)
-			}
-		}
 		if hasScanSuffix(name) && !layout.IsSideFile(name) {
-			*found = append(*found, path)
+			s.found = append(s.found, path)
 		}
 	}
 	return nil
+}
+
+// follow searches the folder the symbolic link at path points to, unless
+// it is one of the folders being searched: following it would never end.
+func (s *dirScan) follow(path string) error {
+	target := Canonical(path)
+	if s.open[target] {
+		return fmt.Errorf("%s: a symbolic link to %s, which holds the link: a loop; remove the link or name the folders to read", path, target)
+	}
+	s.links = append(s.links, path)
+	return s.scan(path, false)
 }
 
 func hasScanSuffix(p string) bool {
@@ -477,7 +529,10 @@ type Stream struct {
 }
 
 // Open opens f for reading its decompressed bytes. A stream input (see
-// Stat) can be opened once.
+// Stat) can be opened once. A local file is checked at the end of its
+// reading: when fewer or more bytes were read than it had when it was
+// opened, or its size or modification time changed since, the read fails
+// with an error wrapping ErrChanged instead of ending.
 func Open(f File) (*Stream, error) {
 	var raw io.Reader
 	var fh io.Closer
@@ -489,7 +544,7 @@ func Open(f File) (*Stream, error) {
 		fh, raw = rc, rc
 	} else if f.pipe != nil {
 		if f.pipe.taken {
-			return nil, fmt.Errorf("%s: a stream can be read only once", f.Label())
+			return nil, fmt.Errorf("%s: %w", f.Label(), ErrReadOnce)
 		}
 		f.pipe.taken = true
 		fh, raw = f.pipe.f, f.pipe.r
@@ -510,6 +565,16 @@ func Open(f File) (*Stream, error) {
 			}
 			raw = io.LimitReader(lf, f.Span.Hi-f.Span.Lo)
 		}
+		st, err := lf.Stat()
+		if err != nil {
+			fh.Close()
+			return nil, err
+		}
+		g := &guard{r: raw, fh: lf, file: f, stamp: stampOf(st), want: st.Size()}
+		if !f.Span.IsZero() {
+			g.want = f.Span.Hi - f.Span.Lo
+		}
+		raw = g
 	}
 	cr := NewHashingReader(raw)
 	s := &Stream{file: fh, counter: cr}

@@ -14,7 +14,7 @@ import (
 )
 
 // scanURL adds the objects an object-store argument names: the object
-// itself; the objects a glob matches (a "*" stays within one "folder");
+// itself (even when its name has glob characters); the objects a glob matches (a "*" stays within one "folder");
 // or, for a prefix that is no object, the objects under it with a data
 // suffix, as a directory scan does: hidden keys and side outputs are
 // skipped, of a sluice dataset under it only data/ is read, and a
@@ -26,6 +26,10 @@ func scanURL(arg string, opts ScanOptions, add func(string), set *Set) error {
 		return err
 	}
 	if blob.HasMeta(arg) {
+		if ok, err := blob.Exists(ctx, arg); err == nil && ok {
+			add(arg) // an object's own name wins over the pattern it reads as
+			return nil
+		}
 		objs, err := blob.Glob(ctx, arg)
 		if err != nil {
 			return err

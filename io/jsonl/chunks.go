@@ -98,7 +98,8 @@ func (r *ChunkReader) Stats() []FileStat { return r.stats }
 // Next returns the next chunk, or io.EOF when every file is read. Errors
 // reading a file (a truncated gzip stream, say) do not stop the reader: they
 // are recorded in the file's FileStat and reading goes on with the next
-// file. Only failing to open a file is returned as an error.
+// file. Only failing to open a file, and a file that changed while it was
+// read (input.ErrChanged), are returned as errors.
 func (r *ChunkReader) Next() (*Chunk, error) {
 	c := &Chunk{}
 	if b, ok := chunkBuffers.Get().([]byte); ok {
@@ -117,6 +118,9 @@ func (r *ChunkReader) Next() (*Chunk, error) {
 			continue
 		}
 		line, err := r.lines.Next()
+		if errors.Is(err, input.ErrChanged) {
+			return nil, err // what was read is not the file: the run fails
+		}
 		st := &r.stats[r.fi]
 		ref := LineRef{File: int32(r.fi), Line: r.lines.Line(), Offset: r.lines.Offset()}
 		if errors.Is(err, ErrLineTooLong) {
@@ -156,6 +160,19 @@ func (r *ChunkReader) Next() (*Chunk, error) {
 	return c, nil
 }
 
+// Stop ends the reading where it is: the file being read is closed, with
+// the bytes read of it so far and their hash as its counts, and Next
+// returns io.EOF from then on.
+func (r *ChunkReader) Stop() {
+	if r.stream != nil {
+		st := &r.stats[r.fi]
+		st.Bytes, st.Hash = r.stream.RawBytes(), r.stream.Hash()
+		r.stream.Close()
+		r.stream, r.lines = nil, nil
+	}
+	r.fi = len(r.files)
+}
+
 func (r *ChunkReader) open() error {
 	f := r.files[r.fi]
 	r.stats[r.fi].File = f
@@ -177,7 +194,9 @@ func (r *ChunkReader) open() error {
 
 func (r *ChunkReader) closeFile() error {
 	st := &r.stats[r.fi]
-	if err := r.stream.Drain(); err != nil {
+	if err := r.stream.Drain(); errors.Is(err, input.ErrChanged) {
+		return err // it names the file
+	} else if err != nil {
 		return fmt.Errorf("%s: %w", r.files[r.fi].Path, err)
 	}
 	st.Bytes = r.stream.RawBytes()

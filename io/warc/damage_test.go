@@ -74,13 +74,17 @@ func TestRecordsAfterATooLargeRecord(t *testing.T) {
 		data      []byte
 		good      []string
 		streamErr error // nil: the file is sound apart from the record
+		cause     error // of the record's error; ErrTooLarge when nil
 	}{
-		{"plain", slicesConcat(records(1, 3), big, records(3, 5)), wantAll(testRecords[1:5]), nil},
-		{"member", member(records(1, 3), big, records(3, 4), records(4, 5)), wantAll(testRecords[1:5]), nil},
-		{"lying plain", slicesConcat(records(1, 3), lying, records(3, 5)), wantAll(testRecords[1:3]), ErrTruncated},
-		{"lying member", member(records(1, 3), lying, records(3, 5)), wantAll(testRecords[1:3]), ErrTruncated},
-		{"lying last", slicesConcat(records(1, 3), lying), wantAll(testRecords[1:3]), ErrTruncated},
-		{"swallowing", slicesConcat(records(1, 3), swallowing, records(3, 5)), wantAll(testRecords[1:3]), ErrBadLength},
+		{"plain", slicesConcat(records(1, 3), big, records(3, 5)), wantAll(testRecords[1:5]), nil, nil},
+		{"member", member(records(1, 3), big, records(3, 4), records(4, 5)), wantAll(testRecords[1:5]), nil, nil},
+		// A Content-Length past the end of the file: the records after
+		// the lying one are read.
+		{"lying plain", slicesConcat(records(1, 3), lying, records(3, 5)), wantAll(testRecords[1:5]), nil, ErrBadLength},
+		{"lying member", member(records(1, 3), lying, records(3, 5)), wantAll(testRecords[1:5]), nil, ErrBadLength},
+		{"lying members", member(records(1, 3), lying, records(3, 4), records(4, 5)), wantAll(testRecords[1:5]), nil, ErrBadLength},
+		{"lying last", slicesConcat(records(1, 3), lying), wantAll(testRecords[1:3]), ErrTruncated, nil},
+		{"swallowing", slicesConcat(records(1, 3), swallowing, records(3, 5)), wantAll(testRecords[1:3]), ErrBadLength, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,7 +97,11 @@ func TestRecordsAfterATooLargeRecord(t *testing.T) {
 			if strings.Join(good, "\n") != strings.Join(c.good, "\n") {
 				t.Fatalf("good\n%q\nwant\n%q", good, c.good)
 			}
-			if len(bad) == 0 || !errors.Is(bad[0], ErrTooLarge) || bad[0].Number != 3 {
+			cause := c.cause
+			if cause == nil {
+				cause = ErrTooLarge
+			}
+			if len(bad) == 0 || !errors.Is(bad[0], cause) || bad[0].Number != 3 {
 				t.Fatalf("bad %v", bad)
 			}
 			if c.streamErr == nil && (serr != nil || len(bad) != 1) {
@@ -107,6 +115,44 @@ func TestRecordsAfterATooLargeRecord(t *testing.T) {
 }
 
 func slicesConcat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// TestContentLengthPastTheEndResyncs checks that a record claiming more
+// bytes than the file holds costs that record only, whether its claim is
+// under the record limit or over it, in a plain file (reading goes on at
+// the next "WARC/" line) and in a file of one gzip member per record (at
+// the next member): it is reported where it starts, and the file is not
+// damaged.
+func TestContentLengthPastTheEndResyncs(t *testing.T) {
+	claim := func(n int) []byte {
+		return []byte(fmt.Sprintf("WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: %d\r\n\r\nshort body\r\n\r\n", n))
+	}
+	member := func(parts ...[]byte) []byte { data, _ := gzipMembers(parts...); return data }
+	for _, n := range []int{5000, 1 << 30} {
+		lying := claim(n)
+		for name, data := range map[string][]byte{
+			"plain":   slicesConcat(records(0, 2), lying, records(2, 5)),
+			"members": member(records(0, 1), records(1, 2), lying, records(2, 3), records(3, 4), records(4, 5)),
+		} {
+			t.Run(fmt.Sprintf("%s claiming %d", name, n), func(t *testing.T) {
+				good, bad, serr := readLimited(t, data, 1<<20)
+				if strings.Join(good, "\n") != strings.Join(wantAll(testRecords[:5]), "\n") {
+					t.Fatalf("good\n%q", good)
+				}
+				wantAt := int64(len(records(0, 2)))
+				if name == "members" {
+					_, offsets := gzipMembers(records(0, 1), records(1, 2), lying)
+					wantAt = int64(offsets[2])
+				}
+				if len(bad) != 1 || !errors.Is(bad[0], ErrBadLength) || bad[0].Number != 3 || bad[0].Offset != wantAt {
+					t.Fatalf("bad %v, want one at byte %d", bad, wantAt)
+				}
+				if serr != nil {
+					t.Fatalf("file error %v", serr)
+				}
+			})
+		}
+	}
+}
 
 // TestSkippingATooLargeRecordStreams checks that the body of a record over
 // the limit is read through, not into, the buffer.

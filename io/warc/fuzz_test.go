@@ -18,6 +18,13 @@ func FuzzReader(f *testing.F) {
 	f.Add(plain[:len(plain)-9])
 	f.Add(bytes.Replace(plain, []byte("Content-Length: 4"), []byte("Content-Length: 9"), 1))
 	f.Add([]byte("WARC/1.0\r\nContent-Length: 0\r\n\r\n\r\n\r\nWARC/1.1\nContent-Length: 3\n\nabc\n\n"))
+	// Content-Lengths past the end of the file, over the record limit and
+	// under it, before more records, plain and in gzip members.
+	lying := []byte("WARC/1.0\r\nContent-Length: 1000000000\r\n\r\nshort\r\n\r\n")
+	f.Add(bytes.Join([][]byte{plain, lying, plain}, nil))
+	f.Add(bytes.Join([][]byte{lying, bytes.Replace(lying, []byte("1000000000"), []byte("70000"), 1), plain}, nil))
+	members, _ := gzipMembers(plain, lying, plain)
+	f.Add(members)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewReader(bytes.NewReader(data), Options{MaxRecordBytes: 1 << 16})
 		if err != nil {

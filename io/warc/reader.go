@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // DefaultMaxRecordBytes is the largest record a Reader keeps by default.
@@ -333,16 +334,26 @@ func (r *Reader) resync(from int) int {
 
 // skipRecord reports the record at r.start, whose header is hdrLen bytes
 // long and whose block of size bytes is over the limit, and skips it.
-// Reading goes on after the block. When the data ends inside the block, or
-// the block is not followed by the end of a record (its Content-Length was
+// Reading goes on after the block. When the data ends inside the block, its
+// Content-Length claimed more than the file holds: reading goes on at the
+// first record that starts in the bytes after the header, as far as the
+// limit (in a file of one gzip member per record, the next member), and
+// only when there is none is the cut block the file's error. When the
+// block is not followed by the end of a record (its Content-Length was
 // wrong, and records it covered are lost), that is also the file's error.
 func (r *Reader) skipRecord(hdrLen int, size int64) error {
 	e := r.newError(fmt.Errorf("%w: Content-Length %d, limit %d", ErrTooLarge, size, r.opts.MaxRecordBytes))
 	r.start += hdrLen
+	next, nextAt := r.recordAhead(size)
+	members := slices.Clone(r.s.members)
 	switch left := r.skip(size); {
 	case left > 0 && r.gapAt >= 0:
 		// A damaged gzip member ends the block early; the stream's error
 		// says so, and the next member may start a record.
+	case left > 0 && next != nil:
+		r.pushBack(next, nextAt, members)
+		return e.with(fmt.Errorf("%w: Content-Length %d runs %d bytes past the end of the file; reading goes on at the next record",
+			ErrBadLength, size, left))
 	case left > 0:
 		r.damage(e.with(fmt.Errorf("%w: %d of the %d bytes of its block are missing", ErrTruncated, left, size)))
 	case !r.endsAt(0, r.fill(4)):
@@ -350,6 +361,37 @@ func (r *Reader) skipRecord(hdrLen int, size int64) error {
 			ErrBadLength, size)))
 	}
 	return e
+}
+
+// recordAhead returns a copy of the bytes from the first line that starts
+// a record (see resync) among the next min(size, MaxRecordBytes) bytes
+// from r.start, which are a block's, to the end of those bytes, and the
+// decompressed offset of that line; nil when no line there starts a
+// record.
+func (r *Reader) recordAhead(size int64) ([]byte, int64) {
+	n := int(min(size, r.opts.MaxRecordBytes))
+	r.fill(n)
+	w := r.window()
+	w = w[:min(len(w), n)]
+	i := 0 // the header's blank line ends a line: the block may start a record
+	if !bytes.HasPrefix(w, recordStart[1:]) {
+		if i = bytes.Index(w, recordStart); i < 0 {
+			return nil, 0
+		}
+		i++
+	}
+	return bytes.Clone(w[i:]), r.base + int64(r.start+i)
+}
+
+// pushBack makes data, the bytes from decompressed offset at that the
+// reader read through at the end of the file, the bytes it parses next.
+// members are the gzip members the reader knew of before it read them.
+func (r *Reader) pushBack(data []byte, at int64, members []member) {
+	r.buf, r.start, r.end, r.base, r.gapAt = data, 0, len(data), at, -1
+	for len(members) > 0 && len(r.s.members) > 0 && members[len(members)-1].dec >= r.s.members[0].dec {
+		members = members[:len(members)-1]
+	}
+	r.s.members = append(members, r.s.members...)
 }
 
 // skip drops n bytes of the stream from r.start, reading them through the

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+
+	"github.com/sluice-data/sluice/internal/sidefile"
 )
 
 // File format constants of fastText 0.9.x.
@@ -70,16 +71,12 @@ type Model struct {
 
 // LoadFile reads a .bin or .ftz model file.
 func LoadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, err := sidefile.Open(path, sidefile.Model)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	m, err := Load(f, st.Size())
+	m, err := Load(f, f.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

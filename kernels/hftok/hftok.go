@@ -57,8 +57,8 @@ package hftok
 import (
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/sluice-data/sluice/internal/sidefile"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -85,7 +85,7 @@ type Tokenizer struct {
 
 // Load reads and parses the tokenizer.json at path. Errors name the path.
 func Load(path string) (*Tokenizer, error) {
-	data, err := os.ReadFile(path)
+	data, err := sidefile.ReadFile(path, sidefile.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("hftok: %w", err)
 	}

@@ -11,14 +11,14 @@ import (
 // Hashers built from equal Params.
 type Params struct {
 	// NumPerm is the number of permutations, the length of a signature.
-	NumPerm int `yaml:"num_perm" json:"num_perm"`
+	NumPerm int `yaml:"num_perm" json:"num_perm" limit:"[1,8192]"`
 	// Bands is the number of LSH bands; it must divide NumPerm. Each band
 	// holds Rows = NumPerm/Bands signature values.
-	Bands int `yaml:"bands" json:"bands"`
+	Bands int `yaml:"bands" json:"bands" limit:"[1,8192]"`
 	// NGram is the number of words in a shingle.
-	NGram int `yaml:"ngram" json:"ngram"`
+	NGram int `yaml:"ngram" json:"ngram" limit:"[1,1000]"`
 	// Seed determines the permutations. Shingle hashes do not depend on it.
-	Seed uint64 `yaml:"seed" json:"seed"`
+	Seed uint64 `yaml:"seed" json:"seed" limit:"any"`
 }
 
 // DefaultParams returns 128 permutations in 16 bands of 8 rows over word

@@ -23,74 +23,74 @@ type Config struct {
 // appendix A).
 type GopherQualityConfig struct {
 	// Words in the text, by the rule of package words.
-	MinWordCount int64 `yaml:"min_word_count" json:"min_word_count"`
-	MaxWordCount int64 `yaml:"max_word_count" json:"max_word_count"`
+	MinWordCount int64 `yaml:"min_word_count" json:"min_word_count" limit:"[0,1e12]"`
+	MaxWordCount int64 `yaml:"max_word_count" json:"max_word_count" limit:"[0,1e12]"`
 	// Mean characters a word.
-	MinMeanWordLength float64 `yaml:"min_mean_word_length" json:"min_mean_word_length"`
-	MaxMeanWordLength float64 `yaml:"max_mean_word_length" json:"max_mean_word_length"`
+	MinMeanWordLength float64 `yaml:"min_mean_word_length" json:"min_mean_word_length" limit:"[0,1e12]"`
+	MaxMeanWordLength float64 `yaml:"max_mean_word_length" json:"max_mean_word_length" limit:"[0,1e12]"`
 	// '#' characters a word.
-	MaxHashWordRatio float64 `yaml:"max_hash_word_ratio" json:"max_hash_word_ratio"`
+	MaxHashWordRatio float64 `yaml:"max_hash_word_ratio" json:"max_hash_word_ratio" limit:"[0,1e12]"`
 	// Ellipses ("..." or "…") a word.
-	MaxEllipsisWordRatio float64 `yaml:"max_ellipsis_word_ratio" json:"max_ellipsis_word_ratio"`
+	MaxEllipsisWordRatio float64 `yaml:"max_ellipsis_word_ratio" json:"max_ellipsis_word_ratio" limit:"[0,1e12]"`
 	// Fraction of non-blank lines that start with one of Bullets.
-	MaxBulletLinesFrac float64 `yaml:"max_bullet_lines_frac" json:"max_bullet_lines_frac"`
+	MaxBulletLinesFrac float64 `yaml:"max_bullet_lines_frac" json:"max_bullet_lines_frac" limit:"[0,1]"`
 	// Fraction of non-blank lines that end with one of EllipsisLineEndings.
-	MaxEllipsisLinesFrac float64 `yaml:"max_ellipsis_lines_frac" json:"max_ellipsis_lines_frac"`
+	MaxEllipsisLinesFrac float64 `yaml:"max_ellipsis_lines_frac" json:"max_ellipsis_lines_frac" limit:"[0,1]"`
 	// Fraction of tokens that are words with a letter, where tokens are the
 	// words plus the white-space-delimited runs of symbols that hold no word.
-	MinAlphaWordsFrac float64 `yaml:"min_alpha_words_frac" json:"min_alpha_words_frac"`
+	MinAlphaWordsFrac float64 `yaml:"min_alpha_words_frac" json:"min_alpha_words_frac" limit:"[0,1]"`
 	// Stop words found: distinct ones when DistinctStopWords, else every
 	// occurrence. A word matches a stop word when both are equal in lower
 	// case, as Python's str.lower() makes it ("The" is "the"), or, when
 	// CaseSensitiveStopWords, only when they are equal as written.
-	MinStopWords           int64    `yaml:"min_stop_words" json:"min_stop_words"`
-	StopWords              []string `yaml:"stop_words" json:"stop_words"`
+	MinStopWords           int64    `yaml:"min_stop_words" json:"min_stop_words" limit:"[0,1e12]"`
+	StopWords              []string `yaml:"stop_words" json:"stop_words" limit:"[0,100000]"`
 	DistinctStopWords      bool     `yaml:"distinct_stop_words" json:"distinct_stop_words"`
 	CaseSensitiveStopWords bool     `yaml:"case_sensitive_stop_words" json:"case_sensitive_stop_words"`
 	// Line prefixes that make a bullet line, after leading white space.
-	Bullets []string `yaml:"bullets" json:"bullets"`
+	Bullets []string `yaml:"bullets" json:"bullets" limit:"[0,10000]"`
 	// Line endings that make an ellipsis line, before trailing white space;
 	// ASCII letters match in either case.
-	EllipsisLineEndings []string `yaml:"ellipsis_line_endings" json:"ellipsis_line_endings"`
+	EllipsisLineEndings []string `yaml:"ellipsis_line_endings" json:"ellipsis_line_endings" limit:"[0,10000]"`
 }
 
 // GopherRepetitionConfig holds the Gopher repetition rules (Rae et al. 2021,
 // table A1). All are maximum fractions in [0, 1].
 type GopherRepetitionConfig struct {
-	MaxDupLineFrac       float64 `yaml:"max_dup_line_frac" json:"max_dup_line_frac"`
-	MaxDupParaFrac       float64 `yaml:"max_dup_para_frac" json:"max_dup_para_frac"`
-	MaxDupLineCharFrac   float64 `yaml:"max_dup_line_char_frac" json:"max_dup_line_char_frac"`
-	MaxDupParaCharFrac   float64 `yaml:"max_dup_para_char_frac" json:"max_dup_para_char_frac"`
-	MaxTop2GramCharFrac  float64 `yaml:"max_top_2gram_char_frac" json:"max_top_2gram_char_frac"`
-	MaxTop3GramCharFrac  float64 `yaml:"max_top_3gram_char_frac" json:"max_top_3gram_char_frac"`
-	MaxTop4GramCharFrac  float64 `yaml:"max_top_4gram_char_frac" json:"max_top_4gram_char_frac"`
-	MaxDup5GramCharFrac  float64 `yaml:"max_dup_5gram_char_frac" json:"max_dup_5gram_char_frac"`
-	MaxDup6GramCharFrac  float64 `yaml:"max_dup_6gram_char_frac" json:"max_dup_6gram_char_frac"`
-	MaxDup7GramCharFrac  float64 `yaml:"max_dup_7gram_char_frac" json:"max_dup_7gram_char_frac"`
-	MaxDup8GramCharFrac  float64 `yaml:"max_dup_8gram_char_frac" json:"max_dup_8gram_char_frac"`
-	MaxDup9GramCharFrac  float64 `yaml:"max_dup_9gram_char_frac" json:"max_dup_9gram_char_frac"`
-	MaxDup10GramCharFrac float64 `yaml:"max_dup_10gram_char_frac" json:"max_dup_10gram_char_frac"`
+	MaxDupLineFrac       float64 `yaml:"max_dup_line_frac" json:"max_dup_line_frac" limit:"[0,1]"`
+	MaxDupParaFrac       float64 `yaml:"max_dup_para_frac" json:"max_dup_para_frac" limit:"[0,1]"`
+	MaxDupLineCharFrac   float64 `yaml:"max_dup_line_char_frac" json:"max_dup_line_char_frac" limit:"[0,1]"`
+	MaxDupParaCharFrac   float64 `yaml:"max_dup_para_char_frac" json:"max_dup_para_char_frac" limit:"[0,1]"`
+	MaxTop2GramCharFrac  float64 `yaml:"max_top_2gram_char_frac" json:"max_top_2gram_char_frac" limit:"[0,1]"`
+	MaxTop3GramCharFrac  float64 `yaml:"max_top_3gram_char_frac" json:"max_top_3gram_char_frac" limit:"[0,1]"`
+	MaxTop4GramCharFrac  float64 `yaml:"max_top_4gram_char_frac" json:"max_top_4gram_char_frac" limit:"[0,1]"`
+	MaxDup5GramCharFrac  float64 `yaml:"max_dup_5gram_char_frac" json:"max_dup_5gram_char_frac" limit:"[0,1]"`
+	MaxDup6GramCharFrac  float64 `yaml:"max_dup_6gram_char_frac" json:"max_dup_6gram_char_frac" limit:"[0,1]"`
+	MaxDup7GramCharFrac  float64 `yaml:"max_dup_7gram_char_frac" json:"max_dup_7gram_char_frac" limit:"[0,1]"`
+	MaxDup8GramCharFrac  float64 `yaml:"max_dup_8gram_char_frac" json:"max_dup_8gram_char_frac" limit:"[0,1]"`
+	MaxDup9GramCharFrac  float64 `yaml:"max_dup_9gram_char_frac" json:"max_dup_9gram_char_frac" limit:"[0,1]"`
+	MaxDup10GramCharFrac float64 `yaml:"max_dup_10gram_char_frac" json:"max_dup_10gram_char_frac" limit:"[0,1]"`
 }
 
 // C4Config holds the C4 rules (Raffel et al. 2020, section 2.2, as the
 // reference implementation in TensorFlow Datasets applies them).
 type C4Config struct {
 	// Lines with fewer words are removed.
-	MinWordsPerLine int64 `yaml:"min_words_per_line" json:"min_words_per_line"`
+	MinWordsPerLine int64 `yaml:"min_words_per_line" json:"min_words_per_line" limit:"[0,1e9]"`
 	// Lines with a longer word (in characters) are removed.
-	MaxWordLength int64 `yaml:"max_word_length" json:"max_word_length"`
+	MaxWordLength int64 `yaml:"max_word_length" json:"max_word_length" limit:"[1,1e12]"`
 	// Texts with fewer sentences in their kept lines fail.
-	MinSentences int64 `yaml:"min_sentences" json:"min_sentences"`
+	MinSentences int64 `yaml:"min_sentences" json:"min_sentences" limit:"[0,1e9]"`
 	// Remove lines that do not end with one of EndMarks, or end with "...".
 	RequireEndMark bool     `yaml:"require_end_mark" json:"require_end_mark"`
-	EndMarks       []string `yaml:"end_marks" json:"end_marks"`
+	EndMarks       []string `yaml:"end_marks" json:"end_marks" limit:"[0,10000]"`
 	// Remove the citation markers [1], [], [edit] and [citation needed].
 	RemoveCitations bool `yaml:"remove_citations" json:"remove_citations"`
 	// Remove lines that mention "javascript" (in any ASCII case).
 	DropJavascriptLines bool `yaml:"drop_javascript_lines" json:"drop_javascript_lines"`
 	// Remove lines that hold one of PolicyPhrases (in any ASCII case).
 	DropPolicyLines bool     `yaml:"drop_policy_lines" json:"drop_policy_lines"`
-	PolicyPhrases   []string `yaml:"policy_phrases" json:"policy_phrases"`
+	PolicyPhrases   []string `yaml:"policy_phrases" json:"policy_phrases" limit:"[0,10000]"`
 	// Fail texts with "lorem ipsum" (any ASCII case) or "{" in a line that
 	// survives the end-mark and word-count rules.
 	DropLoremIpsum bool `yaml:"drop_lorem_ipsum" json:"drop_lorem_ipsum"`
@@ -100,16 +100,16 @@ type C4Config struct {
 // FineWebConfig holds the FineWeb rules (Penedo et al. 2024).
 type FineWebConfig struct {
 	// Fraction of lines that end with one of EndMarks.
-	MinLinePunctFrac float64  `yaml:"min_line_punct_frac" json:"min_line_punct_frac"`
-	EndMarks         []string `yaml:"end_marks" json:"end_marks"`
+	MinLinePunctFrac float64  `yaml:"min_line_punct_frac" json:"min_line_punct_frac" limit:"[0,1]"`
+	EndMarks         []string `yaml:"end_marks" json:"end_marks" limit:"[0,10000]"`
 	// Fraction of lines of at most ShortLineLength characters.
-	MaxShortLineFrac float64 `yaml:"max_short_line_frac" json:"max_short_line_frac"`
-	ShortLineLength  int64   `yaml:"short_line_length" json:"short_line_length"`
+	MaxShortLineFrac float64 `yaml:"max_short_line_frac" json:"max_short_line_frac" limit:"[0,1]"`
+	ShortLineLength  int64   `yaml:"short_line_length" json:"short_line_length" limit:"[0,1e9]"`
 	// Fraction of the characters (newlines aside) in lines that repeat an
 	// earlier line.
-	MaxDupLineCharFrac float64 `yaml:"max_dup_line_char_frac" json:"max_dup_line_char_frac"`
+	MaxDupLineCharFrac float64 `yaml:"max_dup_line_char_frac" json:"max_dup_line_char_frac" limit:"[0,1]"`
 	// Newlines a word.
-	MaxNewlineWordRatio float64 `yaml:"max_newline_word_ratio" json:"max_newline_word_ratio"`
+	MaxNewlineWordRatio float64 `yaml:"max_newline_word_ratio" json:"max_newline_word_ratio" limit:"[0,1e12]"`
 	// Count blank lines as lines (short, without punctuation) in the line
 	// fractions, as the code that built FineWeb (datatrove before 0.4.0)
 	// did; by default blank lines separate paragraphs and are not lines.
@@ -311,10 +311,10 @@ func (k *checker) frac(key string, v float64) {
 	}
 }
 
-// nonNeg checks a threshold that can be any number from 0 up.
+// nonNeg checks a threshold that can be any finite number from 0 up.
 func (k *checker) nonNeg(key string, v float64) {
-	if math.IsNaN(v) || v < 0 {
-		k.fail(key, "is %v, want a number >= 0", v)
+	if !(v >= 0) || math.IsInf(v, 1) {
+		k.fail(key, "is %v, want a finite number >= 0", v)
 	}
 }
 

@@ -135,7 +135,7 @@ func TestValidate(t *testing.T) {
 		{"no policy phrases", func(c *Config) { c.C4.PolicyPhrases = nil },
 			[]string{"c4.policy_phrases is empty"}},
 		{"negative ratio", func(c *Config) { c.FineWeb.MaxNewlineWordRatio = -1 },
-			[]string{"fineweb.max_newline_word_ratio is -1, want a number >= 0"}},
+			[]string{"fineweb.max_newline_word_ratio is -1, want a finite number >= 0"}},
 		{"every problem at once", func(c *Config) {
 			c.GopherQuality.MinAlphaWordsFrac = 2
 			c.GopherRepetition.MaxDup10GramCharFrac = -1
@@ -172,9 +172,9 @@ func TestValidate(t *testing.T) {
 func TestDisabledRulesPassEverything(t *testing.T) {
 	// The widest thresholds accept any text.
 	c := DefaultConfig()
-	c.GopherQuality = GopherQualityConfig{MaxWordCount: math.MaxInt64, MaxMeanWordLength: math.Inf(1), MaxHashWordRatio: math.Inf(1), MaxEllipsisWordRatio: math.Inf(1), MaxBulletLinesFrac: 1, MaxEllipsisLinesFrac: 1}
+	c.GopherQuality = GopherQualityConfig{MaxWordCount: math.MaxInt64, MaxMeanWordLength: 1e6, MaxHashWordRatio: 1e6, MaxEllipsisWordRatio: 1e6, MaxBulletLinesFrac: 1, MaxEllipsisLinesFrac: 1}
 	c.GopherRepetition = GopherRepetitionConfig{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
-	c.FineWeb = FineWebConfig{MaxShortLineFrac: 1, MaxDupLineCharFrac: 1, MaxNewlineWordRatio: math.Inf(1)}
+	c.FineWeb = FineWebConfig{MaxShortLineFrac: 1, MaxDupLineCharFrac: 1, MaxNewlineWordRatio: 1e6}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}

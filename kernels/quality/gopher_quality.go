@@ -82,9 +82,18 @@ type stopArrays struct {
 	shift uint
 }
 
-// newStopTable returns the table for words, or false if a word is longer
-// than 8 bytes or no multiplier in a fixed search separates them.
+// maxTableWords bounds the stop words newStopTable searches a multiplier
+// for: beyond a few hundred a collision-free one is rarely found, and each
+// try costs a pass over the words; longer lists go to the general lookup.
+const maxTableWords = 1024
+
+// newStopTable returns the table for words, or false if there are more
+// than maxTableWords, a word is longer than 8 bytes or no multiplier in a
+// fixed search separates them.
 func newStopTable(words []string) (stopTable, bool) {
+	if len(words) > maxTableWords {
+		return stopTable{}, false
+	}
 	bits := uint(6)
 	for 1<<bits < 4*len(words) {
 		bits++

@@ -22,8 +22,15 @@ type Common struct {
 type builder func(spec Spec, c Common) (pipeline.Stage, error)
 
 type entry struct {
-	name  string
-	build builder
+	name   string
+	build  builder
+	params func() any // the parameters' defaults, as a pointer to them
+}
+
+// stage is the entry of a stage whose parameters start as defaults()
+// and that newStage makes from them (see decoded).
+func stage[P any, S pipeline.Stage](name string, defaults func() P, newStage func(P, Common) (S, error)) entry {
+	return entry{name, decoded(defaults, newStage), func() any { p := defaults(); return &p }}
 }
 
 // entries lists the stages Build knows: those `sluice clean` runs, in its
@@ -31,59 +38,59 @@ type entry struct {
 // may use.
 func entries() []entry {
 	es := []entry{
-		{"normalize", decoded(func() stages.NormalizeParams { return stages.NormalizeParams{} },
+		stage("normalize", func() stages.NormalizeParams { return stages.NormalizeParams{} },
 			func(p stages.NormalizeParams, c Common) (*stages.Normalize, error) {
 				return stages.NewNormalize(c.TextField, p)
-			})},
-		{"lang", decoded(func() stages.LangParams { return stages.LangParams{} },
+			}),
+		stage("lang", func() stages.LangParams { return stages.LangParams{} },
 			func(p stages.LangParams, c Common) (*stages.Lang, error) {
 				return stages.NewLang(c.TextField, p, c.Annotate)
-			})},
+			}),
 	}
 	for _, name := range quality.Names {
-		es = append(es, entry{name, qualityBuilder(name)})
+		es = append(es, entry{name, qualityBuilder(name), qualityParams(name)})
 	}
 	return append(es,
-		entry{"pii", decoded(func() stages.PIIParams { return stages.PIIParams{} },
+		stage("pii", func() stages.PIIParams { return stages.PIIParams{} },
 			func(p stages.PIIParams, c Common) (*stages.PII, error) {
 				return stages.NewPII(c.TextField, p)
-			})},
-		entry{"classify", decoded(func() stages.ClassifyParams { return stages.ClassifyParams{} },
+			}),
+		stage("classify", func() stages.ClassifyParams { return stages.ClassifyParams{} },
 			func(p stages.ClassifyParams, c Common) (*stages.Classify, error) {
 				return stages.NewClassify(c.TextField, p, c.Annotate)
-			})},
-		entry{"dedup_exact", decoded(func() stages.ExactParams { return stages.ExactParams{IDField: "id"} },
+			}),
+		stage("dedup_exact", func() stages.ExactParams { return stages.ExactParams{IDField: "id"} },
 			func(p stages.ExactParams, c Common) (*stages.ExactDedup, error) {
 				return stages.NewExactDedup(c.TextField, p), nil
-			})},
-		entry{"dedup_lines", decoded(func() linesSpec { return linesSpec{} }, newLines)},
-		entry{"dedup_minhash", decoded(stages.DefaultMinHashParams,
+			}),
+		stage("dedup_lines", func() linesSpec { return linesSpec{} }, newLines),
+		stage("dedup_minhash", stages.DefaultMinHashParams,
 			func(p stages.MinHashParams, c Common) (*stages.GlobalMinHash, error) {
 				return stages.NewGlobalMinHash(c.TextField, p, c.Annotate)
-			})},
-		entry{"decontaminate", decoded(stages.DefaultDecontamParams,
+			}),
+		stage("decontaminate", stages.DefaultDecontamParams,
 			func(p stages.DecontamParams, c Common) (*stages.Decontaminate, error) {
 				return stages.NewDecontaminate(c.TextField, p, c.Annotate)
-			})},
-		entry{"tokens", decoded(stages.DefaultTokensParams,
+			}),
+		stage("tokens", stages.DefaultTokensParams,
 			func(p stages.TokensParams, c Common) (*stages.Tokens, error) {
 				return stages.NewTokensStage(c.TextField, p)
-			})},
-		entry{"extract", decoded(func() stages.ExtractParams { return stages.ExtractParams{} },
+			}),
+		stage("extract", func() stages.ExtractParams { return stages.ExtractParams{} },
 			func(p stages.ExtractParams, c Common) (*stages.Extract, error) {
 				return stages.NewExtract(c.TextField, p, c.Annotate)
-			})},
-		entry{"url_filter", decoded(func() stages.URLFilterParams { return stages.URLFilterParams{} },
+			}),
+		stage("url_filter", func() stages.URLFilterParams { return stages.URLFilterParams{} },
 			func(p stages.URLFilterParams, c Common) (*stages.URLFilter, error) {
 				return stages.NewURLFilter(p, c.Annotate)
-			})},
+			}),
 	)
 }
 
 // linesSpec is how a pipeline file writes the parameters of line dedup.
 type linesSpec struct {
 	Keep         string `yaml:"keep"` // none or first
-	MinLineChars int    `yaml:"min_line_chars"`
+	MinLineChars int    `yaml:"min_line_chars" limit:"[0,1e9]"`
 }
 
 func newLines(p linesSpec, c Common) (*stages.GlobalLines, error) {
@@ -134,16 +141,27 @@ func qualityBuilder(name string) builder {
 	}
 }
 
+// qualityParams returns the defaults of the quality rule set name under
+// the paper profile.
+func qualityParams(name string) func() any {
+	return func() any {
+		cfg := quality.DefaultConfig()
+		rules, _ := stages.RuleSetConfig(&cfg, name)
+		return rules
+	}
+}
+
 // registry is the stages Build knows, by name, and their names in order.
 type registry struct {
-	names []string
-	build map[string]builder
+	names  []string
+	build  map[string]builder
+	params map[string]func() any
 }
 
 // newRegistry checks the entries: each has a name and a builder, no name
 // repeats, and every quality rule set has its part of the quality config.
 func newRegistry(es []entry) (*registry, error) {
-	r := &registry{build: make(map[string]builder, len(es))}
+	r := &registry{build: make(map[string]builder, len(es)), params: make(map[string]func() any, len(es))}
 	var errs []error
 	for _, e := range es {
 		switch {
@@ -154,6 +172,7 @@ func newRegistry(es []entry) (*registry, error) {
 		default:
 			r.names = append(r.names, e.name)
 			r.build[e.name] = e.build
+			r.params[e.name] = e.params
 		}
 	}
 	def := quality.DefaultConfig()
@@ -173,6 +192,17 @@ var known = sync.OnceValues(func() (*registry, error) { return newRegistry(entri
 func Names() []string {
 	r, _ := known()
 	return append([]string(nil), r.names...)
+}
+
+// Params returns the default parameters of the stage name (a pointer to
+// its parameter struct, whose fields are the keys a pipeline file gives
+// it), or false for an unknown stage.
+func Params(name string) (any, bool) {
+	r, _ := known()
+	if p := r.params[name]; p != nil {
+		return p(), true
+	}
+	return nil, false
 }
 
 // Build makes the stage a spec names, with its parameters decoded

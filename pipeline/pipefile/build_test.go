@@ -47,7 +47,7 @@ func TestBuildErrorsNameTheLine(t *testing.T) {
 		"  - normalize: {form: nfd}\n":                     "nfd",
 		"  - pii: {kinds: [email, ssn]}\n":                 "ssn",
 		"  - dedup_fuzzy: {}\n":                            `unknown stage "dedup_fuzzy"`,
-		"  - c4: {min_sentences: many}\n":                  "line 4",
+		"  - c4: {min_sentences: many}\n":                  "p.yaml:4: stage c4: min_sentences is many",
 		"  - gopher_repetition: {max_dup_line_frac: -1}\n": "max_dup_line_frac",
 	}
 	for src, want := range cases {
@@ -101,7 +101,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatalf("unknown stage: %v", err)
 	}
 	build := func(Spec, Common) (pipeline.Stage, error) { return nil, nil }
-	_, err = newRegistry([]entry{{"a", build}, {"a", build}, {"", build}, {"b", nil}})
+	_, err = newRegistry([]entry{{"a", build, nil}, {"a", build, nil}, {"", build, nil}, {"b", nil, nil}})
 	for _, want := range []string{`"a" registered twice`, `stage "" registered without`, `stage "b" registered without`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want an error containing %s", err, want)

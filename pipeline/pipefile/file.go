@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/sluice-data/sluice/kernels/quality"
 	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/sluice-data/sluice/internal/limit"
+	"github.com/sluice-data/sluice/kernels/quality"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -26,12 +27,12 @@ import (
 //	  - gopher_quality: {min_word_count: 50}
 //	  - c4: {}
 type File struct {
-	Input     []string        `yaml:"input"`
+	Input     []string        `yaml:"input" limit:"[0,10000000]"`
 	Output    string          `yaml:"output"`
 	TextField string          `yaml:"text_field"`
 	Annotate  bool            `yaml:"annotate"`
 	Profile   quality.Profile `yaml:"profile"`
-	Workers   int             `yaml:"workers"`
+	Workers   int             `yaml:"workers" limit:"[0,4096]"` // 0: the command line's
 	Overwrite bool            `yaml:"overwrite"`
 	Lineage   bool            `yaml:"lineage"` // add _src_file and _src_row to every row
 	Stages    []Spec          `yaml:"-"`
@@ -95,7 +96,9 @@ func ParseFile(name string, data []byte) (*File, error) {
 }
 
 // DecodeStrict decodes node into v (a pointer to a struct), failing on
-// any key v has no field for. Errors name file:line and what was being read.
+// any key v has no field for and on any value out of the range its field
+// declares (limit.Struct: NaN, infinities, negative and absurd numbers,
+// over-long lists). Errors name file:line, what was being read and the key.
 func DecodeStrict(node *yaml.Node, v any, file, what string) error {
 	if node == nil {
 		return nil
@@ -110,7 +113,38 @@ func DecodeStrict(node *yaml.Node, v any, file, what string) error {
 		}
 		return fmt.Errorf("%s: %s: %w", at(file, node), what, err)
 	}
-	return nil
+	return checkLimits(node, v, file, what)
+}
+
+// checkLimits reports every field of v out of its declared range, each
+// at the line of its key.
+func checkLimits(node *yaml.Node, v any, file, what string) error {
+	var errs []error
+	for _, p := range limit.Struct(v) {
+		errs = append(errs, fmt.Errorf("%s: %s: %w", at(file, valueAt(node, p.Path)), what, p.Err))
+	}
+	return errors.Join(errs...)
+}
+
+// valueAt finds the node of the value under the keys of path, or the
+// deepest mapping on the way that holds it (a default not in the file).
+func valueAt(node *yaml.Node, path []string) *yaml.Node {
+	for _, key := range path {
+		if node.Kind != yaml.MappingNode {
+			return node
+		}
+		next := (*yaml.Node)(nil)
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			if node.Content[i].Value == key {
+				next = node.Content[i+1]
+			}
+		}
+		if next == nil {
+			return node
+		}
+		node = next
+	}
+	return node
 }
 
 func checkKeys(node *yaml.Node, t reflect.Type, file, what string) error {
@@ -123,11 +157,11 @@ func checkKeys(node *yaml.Node, t reflect.Type, file, what string) error {
 	if node.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: %s: want a mapping of parameters, got %q", at(file, node), what, node.Value)
 	}
-	known := map[string]reflect.Type{}
+	known := map[string]reflect.StructField{}
 	yamlKeys(t, known)
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		k := node.Content[i]
-		ft, ok := known[k.Value]
+		sf, ok := known[k.Value]
 		if !ok {
 			names := make([]string, 0, len(known))
 			for n := range known {
@@ -136,11 +170,41 @@ func checkKeys(node *yaml.Node, t reflect.Type, file, what string) error {
 			sort.Strings(names)
 			return fmt.Errorf("%s: %s: unknown key %q (known: %s)", at(file, k), what, k.Value, strings.Join(names, ", "))
 		}
-		if err := checkKeys(node.Content[i+1], ft, file, what+"."+k.Value); err != nil && node.Content[i+1].Kind == yaml.MappingNode {
+		if err := checkNumber(node.Content[i+1], sf, k.Value); err != nil {
+			return fmt.Errorf("%s: %s: %w", at(file, k), what, err)
+		}
+		if err := checkKeys(node.Content[i+1], sf.Type, file, what+"."+k.Value); err != nil && node.Content[i+1].Kind == yaml.MappingNode {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkNumber refuses a scalar that a number field cannot hold (.nan for
+// an integer, -1 for an unsigned one), naming the key and the range.
+func checkNumber(value *yaml.Node, sf reflect.StructField, key string) error {
+	t := sf.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if value.Kind != yaml.ScalarNode || !isNumber(t.Kind()) {
+		return nil
+	}
+	if value.Decode(reflect.New(t).Interface()) == nil {
+		return nil
+	}
+	want := "a number"
+	if t.Kind() != reflect.Float32 && t.Kind() != reflect.Float64 {
+		want = "an integer"
+	}
+	if tag := sf.Tag.Get("limit"); tag != "" && tag != "any" {
+		want += " in " + limit.MustParse(tag).String()
+	}
+	return &limit.Error{Name: key, Value: value.Value, Want: want}
+}
+
+func isNumber(k reflect.Kind) bool {
+	return (k >= reflect.Int && k <= reflect.Uint64) || k == reflect.Float32 || k == reflect.Float64
 }
 
 // at names a node's place: file:line, or the file alone for nodes built
@@ -154,7 +218,7 @@ func at(file string, n *yaml.Node) string {
 
 // yamlKeys collects the keys a struct type decodes, with their types,
 // looking into inlined structs.
-func yamlKeys(t reflect.Type, known map[string]reflect.Type) {
+func yamlKeys(t reflect.Type, known map[string]reflect.StructField) {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		parts := strings.Split(sf.Tag.Get("yaml"), ",")
@@ -169,6 +233,6 @@ func yamlKeys(t reflect.Type, known map[string]reflect.Type) {
 		if tag == "" {
 			tag = strings.ToLower(sf.Name)
 		}
-		known[tag] = sf.Type
+		known[tag] = sf
 	}
 }
