@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/layout"
 )
 
@@ -36,6 +35,7 @@ type Output struct {
 	old     map[string]bool // files of the previous output, relative to root
 	created []string        // directories Begin created, removed again by Abort when empty
 	remote  *remote         // an output in an object store; see remote
+	dest    destination     // where the output goes; see destination
 	// ctx is the run's: Commit refuses to begin once it is cancelled
 	// (see beginCommit); commits, when set, is told of the commit.
 	ctx     context.Context
@@ -68,48 +68,21 @@ func beginOutput(ctx context.Context, t Target, overwrite bool, written func(str
 	return o, err
 }
 
+// begin claims t, a local path or an object-store URL alike: the
+// destination checks the place, locks the output, removes what a killed
+// run left, claims the directory or the file and makes the staging area.
+// On error what it made is undone.
 func (o *Output) begin(t Target, overwrite bool) (*Output, error) {
-	if t.IsRemote() {
-		return o.beginRemote(t, overwrite)
-	}
-	if err := checkLocal(t.Path); err != nil {
-		return nil, refusedError{err.Error()}
-	}
-	switch t.Kind {
-	case Directory:
-		o.root = t.Path
-	default:
-		o.root = filepath.Dir(t.Path)
-	}
-	if err := o.mkdirs(o.root); err != nil {
-		return nil, err
-	}
-	var err error
-	if o.lock, err = acquire(o.lockPath()); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if err := o.removeLeftovers(); err != nil {
-		o.Abort()
-		return nil, err
-	}
+	d := o.destination()
+	claim := d.claimFile
 	if t.Kind == Directory {
-		err = o.claimDirectory(overwrite)
-	} else {
-		err = o.claimFile(overwrite)
+		claim = d.claimDirectory
 	}
-	if err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if o.staging, err = os.MkdirTemp(o.root, o.hiddenPrefix()+layout.StagingPrefix[1:]); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if t.Kind == Directory {
-		o.staged = Target{Path: o.staging, Kind: Directory}
-	} else {
-		o.staged = Target{Path: filepath.Join(o.staging, filepath.Base(t.Path)), Kind: t.Kind, Compression: t.Compression}
+	for _, step := range []func() error{d.open, d.lock, d.removeLeftovers, func() error { return claim(overwrite) }, d.stage} {
+		if err := step(); err != nil {
+			o.Abort()
+			return nil, err
+		}
 	}
 	return o, nil
 }
@@ -126,10 +99,7 @@ func (o *Output) hiddenPrefix() string {
 	if o.final.Kind == Directory {
 		return "."
 	}
-	if o.final.IsRemote() {
-		return "." + blob.Base(o.final.stem()) + "."
-	}
-	return "." + filepath.Base(o.final.stem()) + "."
+	return "." + path.Base(filepath.ToSlash(o.final.stem())) + "."
 }
 
 func (o *Output) lockPath() string {
@@ -349,6 +319,16 @@ func (o *Output) replace(d destination, files []string, manifestName string) err
 // its path relative to the output's folder, with slashes: a local folder
 // (localDestination) or a prefix in an object store (remoteDestination).
 type destination interface {
+	// open checks that the output's place may be written and makes its
+	// folder; lock takes the output's lock; removeLeftovers removes what
+	// killed runs staged; claimDirectory and claimFile decide whether the
+	// output may be written (see Begin); stage makes the staging area.
+	open() error
+	lock() error
+	removeLeftovers() error
+	claimDirectory(overwrite bool) error
+	claimFile(overwrite bool) error
+	stage() error
 	// staged returns the staged files, in order, the manifest aside.
 	staged(manifestName string) ([]string, error)
 	// existing tells which of files are in the output's folder.
@@ -363,11 +343,17 @@ type destination interface {
 	finish()
 }
 
+// destination returns where the output goes: the one choice between a
+// local folder and an object store, made by the target's path.
 func (o *Output) destination() destination {
-	if o.remote != nil {
-		return &remoteDestination{o: o}
+	if o.dest == nil {
+		if o.final.IsRemote() {
+			o.dest = &remoteDestination{o: o}
+		} else {
+			o.dest = localDestination{o}
+		}
 	}
-	return localDestination{o}
+	return o.dest
 }
 
 // localDestination commits into a local folder: the staging directory
@@ -376,6 +362,41 @@ type localDestination struct{ o *Output }
 
 func (d localDestination) local(rel string) string {
 	return filepath.Join(d.o.root, filepath.FromSlash(rel))
+}
+
+func (d localDestination) open() error {
+	t := d.o.final
+	if err := checkLocal(t.Path); err != nil {
+		return refusedError{err.Error()}
+	}
+	d.o.root = t.Path
+	if t.Kind != Directory {
+		d.o.root = filepath.Dir(t.Path)
+	}
+	return d.o.mkdirs(d.o.root)
+}
+
+func (d localDestination) lock() (err error) {
+	d.o.lock, err = acquire(d.o.lockPath())
+	return err
+}
+
+func (d localDestination) removeLeftovers() error              { return d.o.removeLeftovers() }
+func (d localDestination) claimDirectory(overwrite bool) error { return d.o.claimDirectory(overwrite) }
+func (d localDestination) claimFile(overwrite bool) error      { return d.o.claimFile(overwrite) }
+
+func (d localDestination) stage() (err error) {
+	o := d.o
+	if o.staging, err = os.MkdirTemp(o.root, o.hiddenPrefix()+layout.StagingPrefix[1:]); err != nil {
+		return err
+	}
+	t := o.final
+	if t.Kind == Directory {
+		o.staged = Target{Path: o.staging, Kind: Directory}
+	} else {
+		o.staged = Target{Path: filepath.Join(o.staging, filepath.Base(t.Path)), Kind: t.Kind, Compression: t.Compression}
+	}
+	return nil
 }
 
 func (d localDestination) staged(manifestName string) ([]string, error) {
@@ -462,10 +483,7 @@ func (o *Output) finalize(m *Manifest, files []string) {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			return p
 		}
-		if o.remote != nil {
-			return blob.Join(o.root, filepath.ToSlash(rel))
-		}
-		return filepath.Join(o.root, rel)
+		return joinPath(o.root, filepath.ToSlash(rel))
 	}
 	for i := range m.Outputs {
 		m.Outputs[i].Path = move(m.Outputs[i].Path)

@@ -58,44 +58,43 @@ const copyLimit = 4 << 30
 // IsRemote reports whether the target is in an object store.
 func (t Target) IsRemote() bool { return blob.IsURL(t.Path) }
 
-func (o *Output) beginRemote(t Target, overwrite bool) (*Output, error) {
+func (d *remoteDestination) open() error {
+	o, t := d.o, d.o.final
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &remote{ctx: ctx, cancel: cancel, sem: make(chan struct{}, filesInFlight), uploaded: map[string]bool{}}
 	o.remote = r
-	switch t.Kind {
-	case Directory:
-		r.root = t.Path
-	default:
+	r.root = t.Path
+	if t.Kind != Directory {
 		r.root = blob.Dir(t.Path)
 	}
 	o.root = r.root
 	if _, key, _ := blob.Parse(t.Path); key == "" && t.Kind != Directory {
-		return nil, refusef("%s: names a bucket, not an object", t.Path)
+		return refusef("%s: names a bucket, not an object", t.Path)
 	}
 	if err := blob.CheckBucket(ctx, t.Path); err != nil {
-		return nil, refusedError{err.Error()}
+		return refusedError{err.Error()}
 	}
-	var err error
-	if r.lock, err = acquireRemote(ctx, blob.Join(r.root, o.hiddenPrefix()+layout.LockSuffix[1:])); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if err := o.removeRemoteLeftovers(); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if t.Kind == Directory {
-		err = o.claimRemoteDirectory(overwrite)
-	} else {
-		err = o.claimRemoteFile(overwrite)
-	}
-	if err != nil {
-		o.Abort()
-		return nil, err
-	}
+	return nil
+}
+
+func (d *remoteDestination) lock() (err error) {
+	r := d.o.remote
+	r.lock, err = acquireRemote(r.ctx, blob.Join(r.root, d.o.hiddenPrefix()+layout.LockSuffix[1:]))
+	return err
+}
+
+func (d *remoteDestination) removeLeftovers() error { return d.o.removeRemoteLeftovers() }
+func (d *remoteDestination) claimDirectory(overwrite bool) error {
+	return d.o.claimRemoteDirectory(overwrite)
+}
+func (d *remoteDestination) claimFile(overwrite bool) error { return d.o.claimRemoteFile(overwrite) }
+
+// stage makes the local staging directory and names the hidden prefix
+// the run's finished files are uploaded under.
+func (d *remoteDestination) stage() (err error) {
+	o, r, t := d.o, d.o.remote, d.o.final
 	if o.staging, err = os.MkdirTemp("", "sluice-out-"); err != nil {
-		o.Abort()
-		return nil, err
+		return err
 	}
 	r.staging = blob.Join(r.root, o.hiddenPrefix()+layout.StagingPrefix[1:]+filepath.Base(o.staging)[len("sluice-out-"):])
 	if t.Kind == Directory {
@@ -103,7 +102,7 @@ func (o *Output) beginRemote(t Target, overwrite bool) (*Output, error) {
 	} else {
 		o.staged = Target{Path: filepath.Join(o.staging, blob.Base(t.Path)), Kind: t.Kind, Compression: t.Compression}
 	}
-	return o, nil
+	return nil
 }
 
 // removeRemoteLeftovers deletes the staged objects of killed runs; the
