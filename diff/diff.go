@@ -132,7 +132,7 @@ func Compare(ctx context.Context, a, b Version, opts Options) (*Result, error) {
 	var out *dataset.Output // RowsOut, begun before any work
 	if opts.RowsOut != "" && !opts.NoRows {
 		var err error
-		if out, err = beginRowsOut(a, b, opts.RowsOut); err != nil {
+		if out, err = beginRowsOut(ctx, a, b, opts.RowsOut); err != nil {
 			return nil, err
 		}
 		defer out.Abort()

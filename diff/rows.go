@@ -270,7 +270,7 @@ func (d *rowDiff) count(ctx context.Context) error {
 // beginRowsOut begins the output of Options.RowsOut, a dataset output
 // of its own: refused when it is, holds or lies in a or b, staged until
 // both files are whole.
-func beginRowsOut(a, b Version, dir string) (*dataset.Output, error) {
+func beginRowsOut(ctx context.Context, a, b Version, dir string) (*dataset.Output, error) {
 	t := dataset.Target{Path: filepath.Clean(dir), Kind: dataset.Directory}
 	var sources input.Set
 	for _, v := range []Version{a, b} {
@@ -281,7 +281,7 @@ func beginRowsOut(a, b Version, dir string) (*dataset.Output, error) {
 	if err := t.Check(sources); err != nil {
 		return nil, fmt.Errorf("--rows-out: %w", err)
 	}
-	out, err := dataset.Begin(t, false)
+	out, err := dataset.Begin(ctx, t, false)
 	if err != nil {
 		return nil, fmt.Errorf("--rows-out: %w", err)
 	}

@@ -156,7 +156,7 @@ func open(ctx context.Context, cfg Config, command []string, version string) (_ 
 			r.close()
 		}
 	}()
-	if r.out, err = dataset.Begin(cfg.Target, cfg.Overwrite); err != nil {
+	if r.out, err = dataset.Begin(ctx, cfg.Target, cfg.Overwrite); err != nil {
 		return nil, err
 	}
 	src, err := openSource(ctx, cfg)

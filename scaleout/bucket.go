@@ -200,8 +200,49 @@ func (p *Plan) remoteOutputFiles(ctx context.Context) ([]string, error) {
 }
 
 // launchFiles are the patterns of the files a launch writes in its
-// output, besides its own folders and the files its manifest lists.
-var launchFiles = []string{PlanFile, "data/part-*-*.parquet", "removed/part-*-*.parquet", "quarantine-*.jsonl", "manifest-*.json"}
+// output, besides the files its manifest lists: the plan, the shards'
+// parts, quarantines and manifests, and in its own folders the markers
+// and leases (_work/markers), the tasks' intermediates
+// (_work/<phase>/<task>/...), the task logs of every executor (_logs) and
+// the job files (_jobs). Anything else there, a user's notes or logs, is
+// not the launch's and stays.
+var launchFiles = []string{PlanFile, "data/part-*-*.parquet", "removed/part-*-*.parquet", "quarantine-*.jsonl", "manifest-*.json",
+	"_work/markers/*-[0-9][0-9][0-9][0-9][0-9].*", "_work/markers/" + workRemoved, "_work/markers/.*.tmp-*",
+	"_logs/*-[0-9][0-9][0-9][0-9][0-9].attempt-[0-9]*.log", "_logs/*-[0-9]*_[0-9]*.log",
+	"_jobs/[0-9][0-9]-*.sbatch", "_jobs/[0-9][0-9]-*.yaml", "_jobs/k8s-apply.sh", "_jobs/submitted.json", "_jobs/.*.tmp-*"}
+
+// launchFolders are the launch's own folders, removed when a clear
+// leaves them empty.
+var launchFolders = []string{"_work/markers", "_work", "_logs", "_jobs"}
+
+// isLaunchFile reports whether rel, a path relative to the output with
+// slashes, is a file a launch writes (see launchFiles).
+func isLaunchFile(rel string) bool {
+	if isTaskWork(rel) {
+		return true
+	}
+	for _, pattern := range launchFiles {
+		if ok, _ := path.Match(pattern, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// isTaskWork reports whether rel lies in a task's folder of
+// intermediates, _work/<phase>/<task>/.
+func isTaskWork(rel string) bool {
+	parts := strings.SplitN(rel, "/", 4)
+	if len(parts) < 4 || parts[0] != "_work" || parts[1] == "markers" || parts[1] == "" || len(parts[2]) != 5 {
+		return false
+	}
+	for _, c := range parts[2] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // clearRemote is Clear for an object-store output.
 func clearRemote(ctx context.Context, out string) error {
@@ -223,19 +264,7 @@ func clearRemote(ctx context.Context, out string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return p.deletePrefix(ctx, "", func(rel string) bool {
-		for _, own := range []string{"_work/", "_logs/", "_jobs/"} {
-			if strings.HasPrefix(rel, own) {
-				return false
-			}
-		}
-		for _, pattern := range launchFiles {
-			if ok, _ := path.Match(pattern, rel); ok {
-				return false
-			}
-		}
-		return true
-	})
+	return p.deletePrefix(ctx, "", func(rel string) bool { return !isLaunchFile(rel) })
 }
 
 // logName returns the name of the next attempt's log of task i of ph

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -472,6 +474,51 @@ func TestClearRemovesTheLaunchAndLeavesForeignFiles(t *testing.T) {
 	}
 	if err := Clear(t.TempDir()); err != nil {
 		t.Errorf("clearing an empty directory: %v", err)
+	}
+}
+
+// TestCase7ClearLeavesUserFilesInTheLaunchFolders: a launch's own
+// folders may hold a user's files too (a run log kept in _logs, notes in
+// _work): the merge's clean-up and --overwrite remove only what a launch
+// writes there.
+func TestCase7ClearLeavesUserFilesInTheLaunchFolders(t *testing.T) {
+	dir := t.TempDir()
+	cfg := baseConfig(scan(t, corpus(t, dir, 4, 20)))
+	out := filepath.Join(dir, "out")
+	p := runScaledUpTo(t, exactPipeline, cfg, out, 2, "write")
+	user := map[string]string{"_logs/my-run.log": "mine", "_work/notes.txt": "mine", "_work/mine/keep.txt": "mine", "_jobs/my.sh": "mine"}
+	launch := []string{"_logs/write-00000.attempt-1.log", "_logs/write-1234_0.log", "_jobs/01-write.sbatch", "_jobs/submitted.json", "_jobs/k8s-apply.sh"}
+	for _, f := range append(slices.Collect(maps.Keys(user)), launch...) {
+		path := filepath.Join(out, f)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The merge removes the intermediates, not the user's files.
+	runPhases(t, p, p.Phases[len(p.Phases)-1:])
+	for f := range user {
+		if b, err := os.ReadFile(filepath.Join(out, f)); err != nil || string(b) != "mine" {
+			t.Errorf("after the merge %s: %q, %v", f, b, err)
+		}
+	}
+	if err := Clear(out); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			rel, _ := filepath.Rel(out, path)
+			left = append(left, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	want := slices.Sorted(maps.Keys(user))
+	if slices.Sort(left); !slices.Equal(left, want) {
+		t.Errorf("left after Clear: %v, want the user's files %v", left, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "_work", "markers")); err == nil {
+		t.Error("Clear left _work/markers")
 	}
 }
 

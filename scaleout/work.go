@@ -20,7 +20,8 @@ import (
 const workRemoved = "intermediates-removed"
 
 // removeWork removes the intermediates under OUT/_work once the merge is
-// done: everything there but the markers, which a relaunch reads.
+// done: the tasks' folders (_work/<phase>/<task>/), not the markers,
+// which a relaunch reads, nor anything else a user put there.
 func (p *Plan) removeWork() error {
 	work := p.path("_work")
 	record := p.path("_work", "markers", workRemoved)
@@ -28,17 +29,21 @@ func (p *Plan) removeWork() error {
 		return err
 	}
 	if p.IsRemote() {
-		return p.deletePrefix(context.Background(), "_work/", func(rel string) bool { return strings.HasPrefix(rel, "_work/markers/") })
-	}
-	entries, err := os.ReadDir(work)
-	if err != nil {
-		return err
+		return p.deletePrefix(context.Background(), "_work/", func(rel string) bool { return !isTaskWork(rel) })
 	}
 	var errs []error
-	for _, e := range entries {
-		if e.Name() != "markers" {
-			errs = append(errs, os.RemoveAll(filepath.Join(work, e.Name())))
+	for _, ph := range p.Phases {
+		dir := filepath.Join(work, ph.Name)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // a phase that wrote nothing there
 		}
+		for _, e := range entries {
+			if e.IsDir() && isTaskWork("_work/"+ph.Name+"/"+e.Name()+"/") {
+				errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+			}
+		}
+		os.Remove(dir) // only when left empty
 	}
 	return errors.Join(errs...)
 }

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -269,21 +272,59 @@ func Clear(dir string) error {
 			return err
 		}
 	}
-	for _, own := range []string{"_work", "_logs", "_jobs"} { // the launch's own folders
-		if err := os.RemoveAll(filepath.Join(dir, own)); err != nil {
-			return err
-		}
-	}
-	for _, pattern := range launchFiles {
-		paths, _ := filepath.Glob(filepath.Join(dir, pattern))
-		for _, p := range paths {
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
+	if err := removeLaunchFiles(dir); err != nil {
+		return err
 	}
 	for _, sub := range []string{"data", "removed"} {
 		os.Remove(filepath.Join(dir, sub)) // only when left empty
+	}
+	return nil
+}
+
+// removeLaunchFiles removes the files of dir that a launch writes (see
+// launchFiles), then the folders that this leaves empty.
+func removeLaunchFiles(dir string) error {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		top, _, _ := strings.Cut(rel, "/")
+		switch {
+		case d.IsDir() && !slices.Contains([]string{"_work", "_logs", "_jobs", "data", "removed"}, top):
+			return filepath.SkipDir // a launch writes nothing there
+		case d.IsDir() && isTaskWork(rel+"/"):
+			files = append(files, p) // a task's own folder, removed whole
+			return filepath.SkipDir
+		case !d.IsDir() && isLaunchFile(rel):
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	emptied := map[string]bool{}
+	for _, f := range files {
+		if err := os.RemoveAll(f); err != nil {
+			return err
+		}
+		for d := filepath.Dir(f); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
+			emptied[d] = true
+		}
+	}
+	for _, f := range launchFolders {
+		emptied[filepath.Join(dir, f)] = true
+	}
+	folders := slices.Collect(maps.Keys(emptied))
+	sort.Slice(folders, func(i, j int) bool { return len(folders[i]) > len(folders[j]) }) // the deepest first
+	for _, d := range folders {
+		os.Remove(d) // only when left empty
 	}
 	return nil
 }

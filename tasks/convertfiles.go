@@ -49,7 +49,7 @@ func ConvertFiles(ctx context.Context, files []input.File, out string, o Convert
 	if o.BatchRows <= 0 {
 		o.BatchRows = 4096
 	}
-	output, err := dataset.Begin(final, o.Overwrite)
+	output, err := dataset.Begin(ctx, final, o.Overwrite)
 	if err != nil {
 		return nil, err
 	}

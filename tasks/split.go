@@ -160,7 +160,7 @@ func SplitFiles(ctx context.Context, files []input.File, dir string, o SplitOpti
 		return nil, err
 	}
 	final := dataset.Target{Path: filepath.Clean(dir), Kind: dataset.Directory}
-	out, err := dataset.Begin(final, o.Overwrite)
+	out, err := dataset.Begin(ctx, final, o.Overwrite)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -92,6 +91,7 @@ func commandLine(c *cli.Context) []string {
 // the app's Metadata under "args" before running it; manifests record that
 // command line.
 func NewApp(s Streams) *cli.App {
+	var profile *cpuProfile // --cpuprofile
 	app := &cli.App{
 		Name:    "sluice",
 		Usage:   "turn raw text corpora into clean, deduplicated, token-counted training datasets",
@@ -110,16 +110,16 @@ func NewApp(s Streams) *cli.App {
 		Before: func(c *cli.Context) error {
 			blob.SetEndpoint(c.String("s3-endpoint"))
 			if path := c.String("cpuprofile"); path != "" {
-				f, err := os.Create(path)
-				if err != nil {
-					return err
-				}
-				return pprof.StartCPUProfile(f)
+				var err error
+				profile, err = startCPUProfile(path, c.Args().Slice())
+				return err
 			}
 			return nil
 		},
 		After: func(c *cli.Context) error {
-			pprof.StopCPUProfile()
+			if profile != nil {
+				return profile.stop()
+			}
 			return nil
 		},
 		Commands: []*cli.Command{
@@ -161,19 +161,24 @@ func NewApp(s Streams) *cli.App {
 }
 
 // Main runs the command line and returns the process exit code.
+// SIGINT and SIGTERM cancel the run's context.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return mainContext(ctx, args, in, out, errw)
+}
+
+// mainContext runs the command line under ctx, whose cancelling is an
+// interrupt, and returns the exit code.
+func mainContext(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
+	ctx, commits := dataset.WithCommits(ctx)
 	app := NewApp(Streams{In: in, Out: out, Err: errw})
 	app.Metadata = map[string]any{argsKey: args}
 	err := app.RunContext(ctx, interspersed(app, args))
 	if ctx.Err() != nil {
-		// Interrupted (Ctrl-C, SIGTERM): the run stopped its workers and
-		// removed its temporary files on the way out; the previous output,
-		// if any, is untouched.
-		stop()
-		fmt.Fprintln(errw, "sluice: interrupted; temporary files removed, any earlier output left as it was")
-		return 130
+		if code, told := interrupted(errw, err, commits); told {
+			return code
+		}
 	}
 	if err == nil {
 		return 0
@@ -190,6 +195,28 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 		return 1
 	}
 	return 2
+}
+
+// interrupted tells what an interrupted run left on disk, from what its
+// outputs' commits did (an interrupt never stops a commit that began),
+// and returns the exit code; told is false when the run failed in a
+// commit, which is reported as any failure.
+func interrupted(errw io.Writer, err error, commits *dataset.Commits) (code int, told bool) {
+	if len(commits.Unfinished()) > 0 {
+		return 0, false
+	}
+	done := commits.Completed()
+	switch {
+	case err == nil && len(done) > 0:
+		fmt.Fprintf(errw, "sluice: interrupted after the output was complete: %s written in full\n", strings.Join(done, ", "))
+		return 0, true
+	case len(done) > 0:
+		fmt.Fprintf(errw, "sluice: interrupted; %s written in full before the interrupt; temporary files of the rest removed, any earlier output of the rest left as it was\n",
+			strings.Join(done, ", "))
+	default:
+		fmt.Fprintln(errw, "sluice: interrupted; temporary files removed, any earlier output left as it was")
+	}
+	return 130, true
 }
 
 func printError(w io.Writer, err error, jsonLog bool) {

@@ -423,7 +423,7 @@ func (o *BudgetOptions) corpusFromPath(ctx context.Context, path string, s Strea
 	}
 	co.NoProgress = true
 	to := &TokensOptions{ConvertOptions: *co, Tokenizer: o.Tokenizer}
-	rep, err := countTokens(ctx, to, []string{path}, nil, s)
+	rep, err := countTokens(ctx, to, []string{path}, nil, s, nil)
 	if err != nil {
 		return 0, 0, err
 	}

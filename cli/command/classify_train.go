@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/kernels/fasttext"
 )
@@ -36,6 +37,7 @@ type ClassifyTrainOptions struct {
 	Split         float64
 	Balance       bool
 	SaveText      string
+	Overwrite     bool
 	JSON          bool
 	Quiet         bool
 
@@ -93,6 +95,7 @@ func classifyTrainCommand(s Streams) *cli.Command {
 			&cli.Float64Flag{Name: "split", Value: 1, Destination: &o.Split, Usage: "share of the examples to train on, e.g. 0.9; the rest, chosen by a hash of the text, is held out and tested"},
 			&cli.BoolFlag{Name: "balance", Destination: &o.Balance, Usage: "train on as many examples of each label as the rarest label has (those with the lowest text hashes)"},
 			&cli.StringFlag{Name: "save-text", Destination: &o.SaveText, Usage: "also write the training examples as a fastText training file (__label__ lines), the input of fasttext supervised"},
+			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite, Usage: "replace the model (and --save-text file) an earlier run wrote"},
 			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
 				Usage: "print the result as one JSON object on standard output instead of text (fields in the README)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.Quiet,
@@ -102,7 +105,7 @@ func classifyTrainCommand(s Streams) *cli.Command {
 			if c.IsSet("lr") {
 				o.Args.LR = fasttext.RoundLR(o.Args.LR)
 			}
-			return runClassifyTrain(c.Context, o, c.Args().Slice(), s)
+			return runClassifyTrain(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }
@@ -196,7 +199,7 @@ func (o *ClassifyTrainOptions) sources(args []string) (map[string]labelSource, [
 	return map[string]labelSource{"data": base}, [][]string{args}, nil
 }
 
-func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []string, s Streams) error {
+func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args, command []string, s Streams) error {
 	srcs, groups, err := o.sources(args)
 	if err != nil {
 		return err
@@ -217,6 +220,14 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 	}
 	if err := checkTrainMemory(o.Args); err != nil {
 		return usageError{err}
+	}
+	modelFile, textFile, err := o.claimOutputs(ctx, groups, command)
+	if err != nil {
+		return err
+	}
+	defer modelFile.Abort()
+	if textFile != nil {
+		defer textFile.Abort()
 	}
 
 	// The examples go straight into the corpus as they are read (only the
@@ -317,8 +328,8 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 	if len(counts) < 2 {
 		return usagef("one label only (%s) in the training examples: a classifier needs at least two", counts[0].Label)
 	}
-	if o.SaveText != "" {
-		if err := saveFastTextFile(o.SaveText, c); err != nil {
+	if textFile != nil {
+		if err := textFile.CommitFunc(c.WriteFastText); err != nil {
 			return err
 		}
 	}
@@ -371,7 +382,10 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		}
 		return usageError{err}
 	}
-	if err := m.Save(o.Output); err != nil {
+	if err := modelFile.CommitFunc(func(w io.Writer) error {
+		_, err := m.WriteTo(w)
+		return err
+	}); err != nil {
 		return err
 	}
 	st := m.Stats()
@@ -387,7 +401,7 @@ func runClassifyTrain(ctx context.Context, o *ClassifyTrainOptions, args []strin
 		rep.Bytes = fi.Size()
 	}
 	if len(held) > 0 || len(valid) > 0 {
-		model, err := fasttext.LoadFile(o.Output)
+		model, err := m.Model()
 		if err != nil {
 			return err
 		}
@@ -484,16 +498,28 @@ func balanced(hashes map[string][]uint64) func(labelled) bool {
 	}
 }
 
-func saveFastTextFile(path string, c *fasttext.Corpus) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// claimOutputs claims the model file and the --save-text file, before
+// any work: neither may be an input nor the other, nor replace a file
+// sluice did not write (see dataset.Artifact).
+func (o *ClassifyTrainOptions) claimOutputs(ctx context.Context, groups [][]string, command []string) (model, text *dataset.Artifact, err error) {
+	var inputs []string
+	for _, g := range append(groups, o.Valid.Value()) {
+		files, _ := input.Expand(g) // what cannot be expanded is reported when read
+		inputs = append(inputs, inputsOf(g, files)...)
 	}
-	if err := c.WriteFastText(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+	spec := dataset.ArtifactSpec{Path: o.Output, What: "fastText model", Inputs: inputs, Overwrite: o.Overwrite, Command: command}
+	if o.SaveText != "" {
+		spec.Outputs = []string{o.SaveText}
 	}
-	return f.Close()
+	if model, err = beginArtifact(ctx, "-o", spec); err != nil || o.SaveText == "" {
+		return model, nil, err
+	}
+	spec.Path, spec.What, spec.Outputs = o.SaveText, "fastText training file", []string{o.Output}
+	if text, err = beginArtifact(ctx, "--save-text", spec); err != nil {
+		model.Abort()
+		return nil, nil, err
+	}
+	return model, text, nil
 }
 
 // evaluate predicts every example with k and threshold and counts the

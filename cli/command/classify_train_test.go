@@ -164,7 +164,7 @@ func TestClassifyTrainLabels(t *testing.T) {
 		b.WriteString(`{"text":"` + strings.Repeat("word ", 3*n) + `","n":` + string(rune('0'+n)) + "}\n")
 	}
 	os.WriteFile(in, b.Bytes(), 0o644)
-	runMain(t, "classify", "train", in, "--label-from", "n", "-o", model, "--thread", "1")
+	runMain(t, "classify", "train", in, "--label-from", "n", "-o", model, "--thread", "1", "--overwrite")
 	out, _ := runMain(t, "classify", "test", model, in, "--label-from", "n", "--json")
 	if !strings.Contains(out, `"label":"1"`) || !strings.Contains(out, `"examples":200`) {
 		t.Errorf("test: %s", out)

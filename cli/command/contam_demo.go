@@ -83,6 +83,14 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	if pass.Inputs, err = input.Expand([]string{filepath.Join(outDir, "data")}); err != nil {
 		return err
 	}
+	// The probes go into the dataset just written, beside its manifest;
+	// they replace only the probes an earlier demo wrote there.
+	file, err := beginArtifact(ctx, "probes", dataset.ArtifactSpec{Path: filepath.Join(outDir, "probes.jsonl"), What: "memorization probes",
+		Inputs: inputsOf([]string{outDir}, pass.Inputs), Overwrite: true, Command: command})
+	if err != nil {
+		return err
+	}
+	defer file.Abort()
 	pass.Target, pass.BeforeCommit = dataset.Target{Kind: dataset.Discard}, nil
 	pass.Stages = []pipeline.Stage{stages.NewProbeSample(co.TextField, co.IDField, "meta.source", sampler)}
 	if _, err := runPipeline(ctx, pass, command); err != nil {
@@ -93,10 +101,11 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 	if err := appendJSONLines(&b, probes); err != nil {
 		return err
 	}
-	probesPath := filepath.Join(outDir, "probes.jsonl")
-	if err := dataset.WriteFile(probesPath, b.Bytes()); err != nil {
+	file.Rows = int64(len(probes))
+	if err := file.Commit(b.Bytes()); err != nil {
 		return err
 	}
+	probesPath := file.Path()
 	fmt.Fprintf(s.Out, "%d memorization probes (32+32 cl100k_base tokens, seed 1): %s\n", len(probes), probesPath)
 	fmt.Fprintf(s.Out, "  score a model's continuations with: sluice memorize score --probes %s --generations GEN.jsonl\n", squote(probesPath))
 	return nil

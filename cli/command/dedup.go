@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/sluice-data/sluice/io/dataset"
-	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/io/pqio"
 	"github.com/sluice-data/sluice/kernels/minhash"
 	"github.com/sluice-data/sluice/pipeline"
@@ -189,10 +187,16 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	if err != nil {
 		return err
 	}
+	var clusters *dataset.Artifact
 	if o.Clusters != "" {
-		if err := checkClusterTable(o.Clusters, o.Overwrite, cfg); err != nil {
-			return usageError{err}
+		if !strings.HasSuffix(o.Clusters, ".parquet") {
+			return usagef("--clusters %s: the cluster table is a Parquet file; give a path ending in .parquet", o.Clusters)
 		}
+		if clusters, err = beginArtifact(ctx, "--clusters", dataset.ArtifactSpec{Path: o.Clusters, What: "cluster table",
+			Inputs: inputsOf(args, cfg.Inputs), Outputs: outputPaths(cfg.Target), Overwrite: o.Overwrite, Command: command}); err != nil {
+			return err
+		}
+		defer clusters.Abort()
 	}
 	p := o.MinHash
 	res := DedupMinHashResult{MinHash: MinHashSummary{Params: p, Rows: p.Rows(), Threshold50: p.Threshold50(),
@@ -211,12 +215,13 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 	res.MinHash.Report = index.Report()
 	printMinHashReport(text, res.MinHash.Report)
 	fmt.Fprintln(text)
-	if o.Clusters != "" {
-		if err := writeClusterTable(o.Clusters, o.Overwrite, index); err != nil {
-			return err
+	m, err := runWithProgress(ctx, cfg, command, s, v, "writing")
+	if m != nil && clusters != nil {
+		// The table goes with the dataset: committed once the dataset is.
+		if cerr := writeClusterTable(clusters, index); cerr != nil {
+			return cerr
 		}
 	}
-	m, err := runWithProgress(ctx, cfg, command, s, v, "writing")
 	if m != nil {
 		res.Summary = newSummary(cfg.Target, m)
 		if perr := o.result(s.Out, res, func(w io.Writer) { printSummary(w, cfg.Target, m) }); err == nil {
@@ -246,29 +251,9 @@ func printMinHashReport(w io.Writer, r stages.MinHashReport) {
 	}
 }
 
-// checkClusterTable refuses, before any work, a --clusters path that is not
-// a .parquet file, exists without --overwrite, or is an input or the output.
-func checkClusterTable(path string, overwrite bool, cfg pipeline.Config) error {
-	if !strings.HasSuffix(path, ".parquet") {
-		return fmt.Errorf("--clusters %s: the cluster table is a Parquet file; give a path ending in .parquet", path)
-	}
-	if st, err := os.Stat(path); err == nil && (st.IsDir() || !overwrite) {
-		return fmt.Errorf("--clusters %s: %w", path, dataset.ErrExists)
-	}
-	t := dataset.ParseTarget(path)
-	if err := t.Check(input.Set{Files: cfg.Inputs}); err != nil {
-		return fmt.Errorf("--clusters: %w", err)
-	}
-	if input.Canonical(path) == input.Canonical(cfg.Target.Path) {
-		return fmt.Errorf("--clusters %s: is the output", path)
-	}
-	return nil
-}
-
-func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) error {
-	if _, err := os.Stat(path); err == nil && !overwrite {
-		return fmt.Errorf("%s: %w", path, dataset.ErrExists)
-	}
+// writeClusterTable writes the cluster table of index as the file of
+// --clusters.
+func writeClusterTable(file *dataset.Artifact, index *stages.MinHashIndex) error {
 	mem := memory.NewGoAllocator()
 	rec := index.ClusterTable(mem)
 	defer rec.Release()
@@ -276,5 +261,6 @@ func writeClusterTable(path string, overwrite bool, index *stages.MinHashIndex) 
 	if err != nil {
 		return err
 	}
-	return dataset.WriteFile(path, data)
+	file.Rows = rec.NumRows()
+	return file.Commit(data)
 }

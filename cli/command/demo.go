@@ -182,7 +182,7 @@ func runDemo(ctx context.Context, o *DemoOptions, command []string, s Streams) e
 	if err := tasksDemo(ctx, res.Tasks, text); err != nil {
 		return err
 	}
-	if err := demoReport(ctx, o.Output, o.Workers, text); err != nil {
+	if err := demoReport(ctx, o.Output, co.Overwrite, o.Workers, command, text); err != nil {
 		return err
 	}
 	examples := filepath.Join(o.Output, demoExamplesDir)

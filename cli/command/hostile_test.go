@@ -351,7 +351,96 @@ func hostileCases() []hostileCase {
 				}
 			}},
 	)
+
+	// Files that are not datasets (models, reports, cards, counts) go
+	// through the same output path: never over an input or a file of
+	// one, never over a file sluice did not write.
+	lab := map[string]string{"lab.jsonl": labelledRows(), "model.bin": "mine", "notes.txt": "mine"}
+	toCleanDataset := []string{"clean", "a.jsonl", "-o", "DS", "--normalize"}
+	add(
+		hostileCase{name: "case 2: classify train over its own training data", files: lab,
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "lab.jsonl"}, code: 2, err: "also an input", keep: []string{"lab.jsonl"}},
+		hostileCase{name: "case 2: classify train over its own training data with --overwrite", files: lab,
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "lab.jsonl", "--overwrite"}, code: 2, err: "also an input", keep: []string{"lab.jsonl"}},
+		hostileCase{name: "case 2: classify train -o over a user file", files: lab,
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "model.bin"}, code: 2, err: "not written by sluice", keep: []string{"model.bin"}},
+		hostileCase{name: "case 2: classify train --save-text over a user file", files: lab,
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "--save-text", "notes.txt", "--overwrite"}, code: 2, err: "not written by sluice",
+			keep: []string{"notes.txt", "lab.jsonl"}, never: []string{"m.bin", "m.bin.manifest.json"}},
+		hostileCase{name: "case 2: classify train --save-text is the model", files: lab,
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "--save-text", "m.bin"}, code: 2, err: "also an output", never: []string{"m.bin"}},
+		hostileCase{name: "case 2: classify train writes a model and its text of one name", files: lab,
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "hq.bin", "--save-text", "hq.txt", "-q"}, code: 0,
+			check: func(t *testing.T, _, _ string) {
+				for _, f := range []string{"hq.bin.manifest.json", "hq.txt.manifest.json"} {
+					if _, err := dataset.ReadManifest(f); err != nil {
+						t.Errorf("%s: %v", f, err)
+					}
+				}
+			}},
+		hostileCase{name: "case 2: classify train replaces its own model with --overwrite only", files: lab,
+			prep: [][]string{{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "-q"}},
+			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "-q"}, code: 2, err: "--overwrite", keep: []string{"m.bin", "m.bin.manifest.json"}},
+		hostileCase{name: "case 3: report over its input's manifest", files: a, prep: [][]string{toCleanDataset},
+			args: []string{"report", "DS", "-o", "DS/manifest.json", "--overwrite"}, code: 2, err: "file of the input dataset", keep: []string{"DS"}},
+		hostileCase{name: "case 3: card over a removed part of its input", files: a, prep: [][]string{toCleanDataset},
+			args: []string{"report", "DS", "--card", "-o", "DS/removed/part-00000.parquet", "--overwrite"}, code: 2, err: "file of the input dataset", keep: []string{"DS"}},
+		hostileCase{name: "case 3: report over a data part named by its input", files: a, prep: [][]string{toCleanDataset},
+			args: []string{"report", "DS/data/part-00000.parquet", "-o", "DS/manifest.json", "--overwrite"}, code: 2, keep: []string{"DS"}},
+		hostileCase{name: "case 3: the card goes beside its dataset's manifest", files: a, prep: [][]string{toCleanDataset},
+			args: []string{"report", "DS", "--card"}, code: 0,
+			check: func(t *testing.T, _, _ string) {
+				if code, o, e := sluiceIn(t, "", "verify", "DS"); code != 0 {
+					t.Errorf("verify after the card: %d %s %s", code, o, e)
+				}
+				if _, err := dataset.ReadManifest("DS/README.md.manifest.json"); err != nil {
+					t.Errorf("the card's manifest: %v", err)
+				}
+			}},
+		hostileCase{name: "a page an earlier version wrote is replaced with --overwrite only", files: map[string]string{"a.jsonl": rowsA, "r.html": oldPage},
+			prep: [][]string{toDataset}, args: []string{"report", "ds", "-o", "r.html"}, code: 2, err: "--overwrite", keep: []string{"r.html"}},
+		hostileCase{name: "a page an earlier version wrote, with --overwrite", files: map[string]string{"a.jsonl": rowsA, "r.html": oldPage},
+			prep: [][]string{toDataset}, args: []string{"report", "ds", "-o", "r.html", "--overwrite"}, code: 0,
+			check: func(t *testing.T, _, _ string) {
+				if b, _ := os.ReadFile("r.html"); string(b) == oldPage {
+					t.Error("the old page was not replaced")
+				}
+			}},
+		hostileCase{name: "case 3: token counts over their input", files: map[string]string{"t.json": rowsA},
+			args: []string{"tokens", "t.json", "-o", "t.json", "--overwrite"}, code: 2, err: "also an input", keep: []string{"t.json"}},
+		hostileCase{name: "case 3: token counts over a user file", files: map[string]string{"a.jsonl": rowsA, "t.csv": "mine"},
+			args: []string{"tokens", "a.jsonl", "-o", "t.csv", "--overwrite"}, code: 2, err: "not written by sluice", keep: []string{"t.csv"}},
+		hostileCase{name: "a CPU profile over an input", files: a,
+			args: []string{"--cpuprofile", "a.jsonl", "convert", "a.jsonl", "-o", "b.parquet"}, code: 2, err: "also an input", keep: []string{"a.jsonl"}, never: []string{"b.parquet"}},
+		hostileCase{name: "a cluster table and token counts verify as one-file outputs", files: a,
+			prep: [][]string{{"dedup", "minhash", "a.jsonl", "-o", "o", "--clusters", "cl.parquet"}, {"tokens", "a.jsonl", "-o", "t.parquet"}},
+			args: []string{"verify", "cl.parquet"}, code: 0,
+			check: func(t *testing.T, _, _ string) {
+				if code, o, e := sluiceIn(t, "", "verify", "t.parquet"); code != 0 {
+					t.Errorf("verify t.parquet: %d %s %s", code, o, e)
+				}
+			}},
+		hostileCase{name: "case 3: cluster table over the output's manifest", files: a,
+			args: []string{"dedup", "minhash", "a.jsonl", "-o", "o.parquet", "--clusters", "o.removed.parquet"}, code: 2, err: "also an output", never: []string{"o.parquet"}},
+	)
 	return cases
+}
+
+// oldPage is a report page as a version that wrote no manifest beside it
+// left it.
+const oldPage = "<!doctype html>\n<html><head>\n<meta name=\"generator\" content=\"sluice report\">\n</head></html>\n"
+
+// labelledRows is a small labelled training file of two classes.
+func labelledRows() string {
+	var b strings.Builder
+	for i := range 40 {
+		label, text := "river", "the river ran past the mill and the bridge"
+		if i%2 == 1 {
+			label, text = "harbour", "boats in the harbour froze in winter ice"
+		}
+		fmt.Fprintf(&b, `{"text":"%s %d","label":"%s"}`+"\n", text, i, label)
+	}
+	return b.String()
 }
 
 // oneError makes c check that its standard error is the one line

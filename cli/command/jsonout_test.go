@@ -376,16 +376,18 @@ func TestMemorizeJSON(t *testing.T) {
 	out := filepath.Join(dir, "probes.jsonl")
 	sluiceJSON(t, &probes, "memorize", "probes", in, "-o", out, "-n", "9", "--stratify-by", "source")
 	var meta struct {
-		Probes  int        `json:"probes"`
-		Offered int64      `json:"documents_offered"`
-		Counts  countsJSON `json:"counts"`
+		Report struct {
+			Probes  int        `json:"probes"`
+			Offered int64      `json:"documents_offered"`
+			Counts  countsJSON `json:"counts"`
+		} `json:"report"`
 	}
 	b, err := os.ReadFile(probes.Manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	json.Unmarshal(b, &meta)
-	if probes.Probes != 9 || meta.Probes != 9 || probes.Counts != meta.Counts || probes.DocumentsOffered != meta.Offered ||
+	if probes.Probes != 9 || meta.Report.Probes != 9 || probes.Counts != meta.Report.Counts || probes.DocumentsOffered != meta.Report.Offered ||
 		probes.Counts.RowsIn != 30 || probes.Strata["web"] != 3 || len(readProbes(t, out)) != 9 {
 		t.Errorf("memorize probes: %+v, manifest %+v", probes, meta)
 	}

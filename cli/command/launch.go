@@ -122,6 +122,11 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 			return err
 		}
 	}
+	if !remote {
+		if err := refuseForeignDir(o.Output); err != nil {
+			return err
+		}
+	}
 	cfg, err := o.pipelineConfig(inputs)
 	if err != nil {
 		return err
@@ -227,7 +232,7 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 	switch {
 	case err == nil && !overwrite:
 		if !samePlan(old, plan) {
-			return fmt.Errorf("%s: holds a different plan (other inputs, pipeline, settings or --tasks); use --overwrite to start over", dir)
+			return dataset.Refusef("%s: holds a different plan (other inputs, pipeline, settings or --tasks); use --overwrite to start over", dir)
 		}
 		return nil
 	case err == nil:
@@ -237,6 +242,9 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 	case plan.IsRemote():
 		return prepareBucketPrefix(dir, overwrite)
 	}
+	if err := refuseForeignDir(dir); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
 		return os.MkdirAll(dir, 0o755)
@@ -244,13 +252,27 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 	if err != nil {
 		return err
 	}
-	switch {
-	case layout.DirKind(dir) != layout.Dataset:
-		return fmt.Errorf("%s: exists and is not a sluice dataset; refusing to write into it", dir)
-	case !overwrite:
+	if !overwrite {
 		return fmt.Errorf("%s: %w", dir, dataset.ErrExists)
 	}
 	return dataset.Remove(filepath.Join(dir, layout.ManifestName))
+}
+
+// refuseForeignDir refuses, before any work, a launch into a local folder
+// that holds files and is neither a launch's (no plan) nor a sluice
+// dataset: a folder sluice did not write.
+func refuseForeignDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		return nil // missing (made by the launch) or unreadable (said when written)
+	}
+	if _, err := os.Stat(filepath.Join(dir, scaleout.PlanFile)); err == nil {
+		return nil
+	}
+	if layout.DirKind(dir) != layout.Dataset {
+		return dataset.Refusef("%s: exists and is not a sluice dataset; refusing to write into it", dir)
+	}
+	return nil
 }
 
 // prepareBucketPrefix lets a launch write under an object-store prefix
@@ -264,7 +286,7 @@ func prepareBucketPrefix(dir string, overwrite bool) error {
 	}
 	manifest := blob.Join(dir, layout.ManifestName)
 	if _, err := dataset.ReadManifestAt(manifest); err != nil {
-		return fmt.Errorf("%s: holds objects and is not a sluice dataset; refusing to write into it", dir)
+		return dataset.Refusef("%s: holds objects and is not a sluice dataset; refusing to write into it", dir)
 	}
 	if !overwrite {
 		return fmt.Errorf("%s: %w", dir, dataset.ErrExists)

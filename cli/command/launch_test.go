@@ -176,7 +176,7 @@ func TestLaunchGivesTheRowsOfOneProcessWhateverTheTasks(t *testing.T) {
 	// Another number of tasks over the same output is another plan.
 	var o, e bytes.Buffer
 	code := Main([]string{"sluice", "launch", pipe, "-o", filepath.Join(dir, "tasks-7"), "--tasks", "3", "--sluice-binary", bin, "--no-progress"}, nil, &o, &e)
-	if code != 1 || !strings.Contains(e.String(), "different plan") {
+	if code != 2 || !strings.Contains(e.String(), "different plan") {
 		t.Errorf("relaunch with other --tasks: exit %d, %s", code, e.String())
 	}
 }

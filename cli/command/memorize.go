@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -124,9 +123,6 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 	if err != nil {
 		return usageError{err}
 	}
-	if _, err := os.Stat(o.Output); err == nil && !o.Overwrite {
-		return fmt.Errorf("%s: %w", o.Output, dataset.ErrExists)
-	}
 	// The pass writes nothing; the output options only need to be valid.
 	defaults, err := convertDefaults()
 	if err != nil {
@@ -139,10 +135,12 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 	if err != nil {
 		return err
 	}
-	if err := dataset.ParseTarget(o.Output).Check(input.Set{Files: cfg.Inputs}); err != nil {
-		return usageError{err}
+	file, err := beginArtifact(ctx, "--output", dataset.ArtifactSpec{Path: o.Output, What: "memorization probes",
+		Inputs: inputsOf(args, cfg.Inputs), Overwrite: o.Overwrite, Command: command})
+	if err != nil {
+		return err
 	}
-	out := o.Output
+	defer file.Abort()
 	cfg.Target = dataset.Target{Kind: dataset.Discard}
 	stage := stages.NewProbeSample(o.TextField, o.IDField, o.SourceField, sampler)
 	cfg.Stages = []pipeline.Stage{stage}
@@ -155,17 +153,13 @@ func runMemorizeProbes(ctx context.Context, o *MemorizeOptions, args, command []
 	if err := appendJSONLines(&b, probes); err != nil {
 		return err
 	}
-	if err := dataset.WriteFile(out, b.Bytes()); err != nil {
-		return err
-	}
-	side := dataset.ParseTarget(out).SidePath("manifest.json")
-	meta := map[string]any{"tool": "sluice", "version": Version, "command": command, "params": o.Probes,
-		"source_field": o.SourceField, "inputs": m.Inputs, "counts": m.Counts, "probes": len(probes),
+	file.Manifest.Options, file.Manifest.Inputs, file.Rows = o.Probes, m.Inputs, int64(len(probes))
+	file.Manifest.Report = map[string]any{"source_field": o.SourceField, "probes": len(probes), "counts": m.Counts,
 		"documents_offered": sampler.Offered, "candidates_too_short": sampler.TooShort, "dup_counts": stage.HasDupCounts()}
-	mb, _ := json.MarshalIndent(meta, "", "  ")
-	if err := dataset.WriteFile(side, append(mb, '\n')); err != nil {
+	if err := file.Commit(b.Bytes()); err != nil {
 		return err
 	}
+	out, side := file.Path(), file.ManifestPath()
 	strata := map[string]int{}
 	var names []string
 	for _, p := range probes {
@@ -221,10 +215,18 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 		if !strings.HasSuffix(o.Output, ".jsonl") {
 			return usagef("--output %s: without --into the canaries are written as one .jsonl file", o.Output)
 		}
-		if _, err := os.Stat(o.Output); err == nil && !o.Overwrite {
-			return fmt.Errorf("%s: %w", o.Output, dataset.ErrExists)
+		file, err := beginArtifact(ctx, "--output", dataset.ArtifactSpec{Path: o.Output, What: "canaries",
+			Overwrite: o.Overwrite, Command: command})
+		if err != nil {
+			return err
 		}
-		if err := writeCanaries(o.Output, canaries); err != nil {
+		defer file.Abort()
+		var b bytes.Buffer
+		if err := appendJSONLines(&b, canaries); err != nil {
+			return err
+		}
+		file.Rows = int64(len(canaries))
+		if err := file.Commit(b.Bytes()); err != nil {
 			return err
 		}
 		res := CanariesResult{Canaries: len(canaries), Seed: o.Canaries.Seed, Digits: o.Canaries.Digits, CanaryFile: o.Output}

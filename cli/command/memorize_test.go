@@ -99,8 +99,8 @@ func TestMemorizeProbesAreSeeded(t *testing.T) {
 		}
 	}
 	m := readManifest(t, filepath.Join(dir, "a.manifest.json"))
-	if m["params"].(map[string]any)["seed"] != 5.0 {
-		t.Fatalf("the seed is not recorded: %v", m["params"])
+	if m["options"].(map[string]any)["seed"] != 5.0 {
+		t.Fatalf("the seed is not recorded: %v", m["options"])
 	}
 }
 

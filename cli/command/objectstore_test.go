@@ -2,6 +2,7 @@ package command
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -196,7 +197,7 @@ func TestObjectStoreOutputRules(t *testing.T) {
 		t.Errorf("a one-file output: %s", got)
 	}
 	// A second run on an output another run holds stops at once.
-	held, err := dataset.Begin(dataset.ParseTarget(s.URL("held")), false)
+	held, err := dataset.Begin(context.Background(), dataset.ParseTarget(s.URL("held")), false)
 	if err != nil {
 		t.Fatal(err)
 	}

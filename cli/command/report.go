@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,7 +53,8 @@ func reportCommand(s Streams) *cli.Command {
 			"per stage) and the task times of a launched run. --compare OTHER adds what changed against another\n" +
 			"run. --card writes a Hugging Face dataset card (README.md) instead of the page: YAML front matter\n" +
 			"(configs, features, language, size category, license), the processing steps, statistics, and how\n" +
-			"to load it. An existing output is replaced only when sluice wrote it, or with --overwrite.",
+			"to load it. An existing output is replaced only with --overwrite, and only when sluice wrote it (the\n" +
+			"manifest beside it, report.html.manifest.json or README.md.manifest.json, lists it).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.Output,
 				Usage: "the file to write (default: report.html; with --card, README.md in the last DATASET)"},
@@ -64,7 +65,7 @@ func reportCommand(s Streams) *cli.Command {
 			&cli.StringFlag{Name: "license", Value: "unknown", Destination: &o.License,
 				Usage: "the license the card declares (a Hugging Face license id, e.g. cc-by-4.0, odc-by)"},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.Overwrite,
-				Usage: "replace an existing output file that sluice did not write"},
+				Usage: "replace the output file a previous report wrote"},
 			&cli.BoolFlag{Name: "json", Destination: &o.JSON,
 				Usage: "print one JSON object (what was written, counts, seconds) instead of the summary"},
 			&cli.StringFlag{Name: "text-field", Destination: &o.TextField,
@@ -81,16 +82,12 @@ func reportCommand(s Streams) *cli.Command {
 				Usage: "row groups read at once; 0 for every core"},
 		},
 		Action: action(func(c *cli.Context) error {
-			return runReport(c.Context, o, c.Args().Slice(), s)
+			return runReport(c.Context, o, c.Args().Slice(), commandLine(c), s)
 		}),
 	}
 }
 
-// reportMarker is in every page and card sluice writes; an existing file
-// without it is not replaced unless --overwrite is given.
-var reportMarkers = [][]byte{[]byte(`<meta name="generator" content="sluice report">`), []byte("# written by sluice report")}
-
-func runReport(ctx context.Context, o *ReportOptions, args []string, s Streams) error {
+func runReport(ctx context.Context, o *ReportOptions, args, command []string, s Streams) error {
 	start := time.Now()
 	if len(args) == 0 {
 		return usagef("report needs at least one DATASET (a sluice dataset directory or one-file output)")
@@ -117,9 +114,23 @@ func runReport(ctx context.Context, o *ReportOptions, args []string, s Streams) 
 			out = filepath.Join(reportCardDir(args[len(args)-1]), "README.md")
 		}
 	}
-	if err := checkReportOutput(out, o.Overwrite); err != nil {
+	what := "report"
+	if o.Card {
+		what = "dataset card"
+	}
+	inputs := append([]string(nil), args...)
+	if o.Compare != "" {
+		inputs = append(inputs, o.Compare)
+	}
+	file, err := dataset.BeginArtifact(ctx, dataset.ArtifactSpec{Path: out, What: what, Inputs: inputs,
+		Overwrite: o.Overwrite, Command: command, Version: Version, Written: isReportFile})
+	if err != nil && o.Output != "" {
+		return fmt.Errorf("-o: %w", err)
+	}
+	if err != nil {
 		return err
 	}
+	defer file.Abort()
 	ropts := report.Options{TextField: o.TextField, IDField: o.IDField, SourceField: o.SourceField,
 		Examples: max(o.Examples, 0), Top: o.Top, Workers: o.Workers}
 	if o.Examples == 0 {
@@ -148,17 +159,13 @@ func runReport(ctx context.Context, o *ReportOptions, args []string, s Streams) 
 	if err != nil {
 		return err
 	}
-	if err := dataset.WriteFile(out, buf.Bytes()); err != nil {
+	if err := file.Commit(buf.Bytes()); err != nil {
 		return err
 	}
 	if o.JSON {
 		return printJSON(s.Out, map[string]any{"output": out, "card": o.Card, "bytes": buf.Len(), "rows_in": rep.Counts.RowsIn,
 			"rows_out": rep.Counts.RowsOut, "removed": rep.Counts.Removed, "quarantined": rep.Counts.Quarantined,
 			"charts": len(rep.Charts()), "seconds": time.Since(start).Seconds()})
-	}
-	what := "report"
-	if o.Card {
-		what = "dataset card"
 	}
 	fmt.Fprintf(s.Out, "%s: %s (%s; %d rows in, %d written, %d removed, %d quarantined) in %.2fs\n", what, out,
 		humanBytes(int64(buf.Len())), rep.Counts.RowsIn, rep.Counts.RowsOut, rep.Counts.Removed,
@@ -184,34 +191,25 @@ func reportCardDir(path string) string {
 	return filepath.Dir(path)
 }
 
-// checkReportOutput refuses to replace a file sluice did not write (a
-// page or a card carries a marker) unless overwrite is set, and a
-// directory always.
-func checkReportOutput(path string, overwrite bool) error {
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return usagef("-o %s: a directory; give a file name such as %s", path, filepath.Join(path, "report.html"))
-	}
-	if overwrite {
-		return nil
-	}
+// reportMarks are in every page and card sluice writes: a page or card
+// written before they had a manifest beside them is recognised by them
+// (and replaced with --overwrite).
+var reportMarks = [][]byte{[]byte(`<meta name="generator" content="sluice report">`), []byte("# written by sluice report")}
+
+// isReportFile reports whether the file at path starts like a page or a
+// card sluice wrote.
+func isReportFile(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return false
 	}
 	defer f.Close()
 	head := make([]byte, 4096)
-	n, _ := f.Read(head)
-	for _, m := range reportMarkers {
+	n, _ := io.ReadFull(f, head)
+	for _, m := range reportMarks {
 		if bytes.Contains(head[:n], m) {
-			return nil
+			return true
 		}
 	}
-	return usageError{fmt.Errorf("-o %s: %w: the file exists and sluice did not write it; replace it with --overwrite", path, dataset.ErrRefused)}
+	return false
 }

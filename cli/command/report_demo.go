@@ -11,9 +11,18 @@ import (
 )
 
 // demoReport writes OUT/report.html, the page of `sluice report` over the
-// demo's cleaning and its decontamination, and prints its path.
-func demoReport(ctx context.Context, out string, workers int, s Streams) error {
-	rep, err := report.Gather(ctx, []string{out, filepath.Join(out, "decontaminated")}, report.Options{Workers: max(workers, 1)})
+// demo's cleaning and its decontamination, and prints its path. The page
+// replaces only the one an earlier demo wrote (with overwrite).
+func demoReport(ctx context.Context, out string, overwrite bool, workers int, command []string, s Streams) error {
+	path := filepath.Join(out, "report.html")
+	inputs := []string{out, filepath.Join(out, "decontaminated")}
+	file, err := dataset.BeginArtifact(ctx, dataset.ArtifactSpec{Path: path, What: "report", Inputs: inputs,
+		Overwrite: overwrite, Command: command, Version: Version, Written: isReportFile})
+	if err != nil {
+		return err
+	}
+	defer file.Abort()
+	rep, err := report.Gather(ctx, inputs, report.Options{Workers: max(workers, 1)})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -21,8 +30,7 @@ func demoReport(ctx context.Context, out string, workers int, s Streams) error {
 	if err := report.WriteHTML(&buf, rep, nil); err != nil {
 		return err
 	}
-	path := filepath.Join(out, "report.html")
-	if err := dataset.WriteFile(path, buf.Bytes()); err != nil {
+	if err := file.Commit(buf.Bytes()); err != nil {
 		return err
 	}
 	abs, err := filepath.Abs(path)

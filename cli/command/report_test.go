@@ -230,9 +230,12 @@ func TestReportCard(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("card differs from %s (go test -run TestReportCard -update rewrites it):\n%s", golden, got)
 	}
-	// A second run replaces the card sluice wrote.
-	if code, _, errs := mainOutput("report", out, "--card"); code != 0 {
-		t.Errorf("report --card over its own card: %s", errs)
+	// A second run replaces the card sluice wrote, with --overwrite only.
+	if code, _, errs := mainOutput("report", out, "--card"); code != 2 || !strings.Contains(errs, "--overwrite") {
+		t.Errorf("report --card over its own card without --overwrite: exit %d, %s", code, errs)
+	}
+	if code, _, errs := mainOutput("report", out, "--card", "--overwrite"); code != 0 {
+		t.Errorf("report --card --overwrite over its own card: %s", errs)
 	}
 }
 
@@ -252,7 +255,8 @@ func TestReportUsageErrors(t *testing.T) {
 		{[]string{"report"}, "at least one DATASET"},
 		{[]string{"report", filepath.Join(dir, "missing")}, "not a sluice dataset"},
 		{[]string{"report", dir}, "not a sluice dataset"},
-		{[]string{"report", out, "-o", foreign}, "--overwrite"},
+		{[]string{"report", out, "-o", foreign}, "not written by sluice"},
+		{[]string{"report", out, "-o", foreign, "--overwrite"}, "not written by sluice"},
 		{[]string{"report", out, other, "-o", filepath.Join(dir, "x.html")}, "order they ran"},
 		{[]string{"report", out, "--card", "--compare", other}, "--compare"},
 		{[]string{"report", out, "--top", "0"}, "--top"},
@@ -265,9 +269,6 @@ func TestReportUsageErrors(t *testing.T) {
 	b, _ := os.ReadFile(foreign)
 	if string(b) != "<p>mine</p>" {
 		t.Errorf("report replaced a file it did not write")
-	}
-	if code, _, errs := mainOutput("report", out, "-o", foreign, "--overwrite"); code != 0 {
-		t.Errorf("--overwrite: %s", errs)
 	}
 }
 

@@ -2,6 +2,7 @@ package command
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +21,7 @@ func TestASecondRunOnOneOutputStopsAtOnce(t *testing.T) {
 	t.Chdir(dir)
 	writeFiles(t, map[string]string{"a.jsonl": rowsA})
 	for _, out := range []string{"ds", "one.parquet"} {
-		held, err := dataset.Begin(dataset.ParseTarget(out), false)
+		held, err := dataset.Begin(context.Background(), dataset.ParseTarget(out), false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -83,7 +82,20 @@ func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s 
 	} else if o.Output == "" {
 		return usagef("--add-column needs -o OUT, the dataset to write")
 	}
-	report, err := countTokens(ctx, o, args, command, s)
+	var counts *dataset.Artifact
+	claim := func(inputs []string) (err error) {
+		if countsOut != "" {
+			counts, err = beginArtifact(ctx, "-o", dataset.ArtifactSpec{Path: countsOut, What: "token counts",
+				Inputs: inputs, Overwrite: o.Overwrite, Command: command})
+		}
+		return err
+	}
+	defer func() {
+		if counts != nil {
+			counts.Abort()
+		}
+	}()
+	report, err := countTokens(ctx, o, args, command, s, claim)
 	if err != nil {
 		return err
 	}
@@ -95,15 +107,17 @@ func runTokens(ctx context.Context, o *TokensOptions, args, command []string, s 
 	}); err != nil {
 		return err
 	}
-	if countsOut != "" {
-		return writeTokenCounts(countsOut, o.Overwrite, report)
+	if counts != nil {
+		return writeTokenCounts(counts, report)
 	}
 	return nil
 }
 
 // countTokens runs the tokens stage over the inputs, writing the dataset
-// back with n_tokens when o.AddColumn is set and nothing otherwise.
-func countTokens(ctx context.Context, o *TokensOptions, args, command []string, s Streams) (TokenReport, error) {
+// back with n_tokens when o.AddColumn is set and nothing otherwise. claim,
+// when set, is given every input path before the run, to claim the files
+// the command writes besides.
+func countTokens(ctx context.Context, o *TokensOptions, args, command []string, s Streams, claim func(inputs []string) error) (TokenReport, error) {
 	newCounter, name, err := o.counterFactory()
 	if err != nil {
 		return TokenReport{}, err
@@ -123,6 +137,11 @@ func countTokens(ctx context.Context, o *TokensOptions, args, command []string, 
 	}
 	if !o.AddColumn {
 		cfg.Target = dataset.Target{Kind: dataset.Discard}
+	}
+	if claim != nil {
+		if err := claim(inputsOf(args, cfg.Inputs)); err != nil {
+			return TokenReport{}, err
+		}
 	}
 	stage := stages.NewTokens(o.TextField, name, newCounter, groupBy, o.AddColumn)
 	cfg.Stages = []pipeline.Stage{stage}
@@ -213,10 +232,8 @@ func printTokenTable(w io.Writer, r TokenReport) {
 
 // writeTokenCounts writes the counts table, one row per group and a last
 // row for the total, as JSON, CSV or Parquet.
-func writeTokenCounts(path string, overwrite bool, r TokenReport) error {
-	if _, err := os.Stat(path); err == nil && !overwrite {
-		return fmt.Errorf("%s: %w", path, dataset.ErrExists)
-	}
+func writeTokenCounts(file *dataset.Artifact, r TokenReport) error {
+	path := file.Path()
 	rows := append(append([]TokenRow(nil), r.Groups...), r.Total)
 	var data []byte
 	switch {
@@ -249,9 +266,9 @@ func writeTokenCounts(path string, overwrite bool, r TokenReport) error {
 		if err != nil {
 			return err
 		}
-		data = b
+		data, file.Rows = b, int64(len(rows))
 	}
-	return os.WriteFile(path, data, 0o644)
+	return file.Commit(data)
 }
 
 func tokenCountsParquet(groupBy []string, rows []TokenRow) ([]byte, error) {

@@ -42,6 +42,13 @@ type Manifest struct {
 	// WorkDir is the working directory of the run: the relative paths
 	// of Command and Inputs are relative to it.
 	WorkDir string `json:"working_dir,omitempty"`
+	// Artifact, when set, says what the one file of the output is (a
+	// report, a dataset card, a model ...): an output that holds no rows,
+	// written through an Artifact.
+	Artifact string `json:"artifact,omitempty"`
+	// Report is what the command that wrote an artifact found, for those
+	// that tell.
+	Report any `json:"report,omitempty"`
 }
 
 // ReadManifest reads a manifest written by WriteManifest.
@@ -137,13 +144,26 @@ func (c Counts) Check() error {
 // WriteManifest writes m as indented JSON to path, atomically. It fills
 // in m's version id, its parents, when not set, and the working directory.
 func WriteManifest(path string, m *Manifest) error {
+	b, err := EncodeManifest(m)
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, b)
+}
+
+// EncodeManifest fills in what WriteManifest records (the format, the
+// version id, the parents and the working directory) and returns m as the
+// bytes of manifest.json. It fails on what JSON cannot hold (a NaN or an
+// infinity in a stage's config, say), which is why a commit encodes the
+// manifest before it touches the previous output.
+func EncodeManifest(m *Manifest) ([]byte, error) {
 	m.Format = layout.Format
 	stamp(m)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return WriteFile(path, append(b, '\n'))
+	return append(b, '\n'), nil
 }
 
 // WriteFile writes data to path atomically: under a temporary name in the

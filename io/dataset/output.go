@@ -1,15 +1,16 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/layout"
 )
 
@@ -34,6 +35,14 @@ type Output struct {
 	old     map[string]bool // files of the previous output, relative to root
 	created []string        // directories Begin created, removed again by Abort when empty
 	remote  *remote         // an output in an object store; see remote
+	dest    destination     // where the output goes; see destination
+	// ctx is the run's: Commit refuses to begin once it is cancelled
+	// (see beginCommit); commits, when set, is told of the commit.
+	ctx     context.Context
+	commits *Commits
+	// written, when set, tells whether a file without a manifest beside
+	// it is sluice's all the same (see ArtifactSpec.Written).
+	written func(path string) bool
 }
 
 // Begin prepares to write t, a local path or an object-store URL (see
@@ -41,53 +50,39 @@ type Output struct {
 // existing output unless overwrite is set; with overwrite, a
 // directory or file that no sluice manifest claims; and an output another
 // run is writing (naming that run). What a killed run left (its staging
-// directory) is removed.
-func Begin(t Target, overwrite bool) (*Output, error) {
-	o := &Output{final: t, staged: t}
+// directory) is removed. ctx is the run's: once it is cancelled Commit
+// refuses to begin, and a commit that began ignores it (see Commits).
+func Begin(ctx context.Context, t Target, overwrite bool) (*Output, error) {
+	return beginOutput(ctx, t, overwrite, nil)
+}
+
+func beginOutput(ctx context.Context, t Target, overwrite bool, written func(string) bool) (*Output, error) {
+	o := &Output{final: t, staged: t, ctx: ctx, commits: commitsOf(ctx), written: written}
 	if t.Kind == Discard || t.Kind == Stdout {
 		return o, nil
 	}
-	if t.IsRemote() {
-		return o.beginRemote(t, overwrite)
+	o, err := o.begin(t, overwrite)
+	if err == nil {
+		o.step(StepBegun)
 	}
-	if err := checkLocal(t.Path); err != nil {
-		return nil, refusedError{err.Error()}
-	}
-	switch t.Kind {
-	case Directory:
-		o.root = t.Path
-	default:
-		o.root = filepath.Dir(t.Path)
-	}
-	if err := o.mkdirs(o.root); err != nil {
-		return nil, err
-	}
-	var err error
-	if o.lock, err = acquire(o.lockPath()); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if err := o.removeLeftovers(); err != nil {
-		o.Abort()
-		return nil, err
-	}
+	return o, err
+}
+
+// begin claims t, a local path or an object-store URL alike: the
+// destination checks the place, locks the output, removes what a killed
+// run left, claims the directory or the file and makes the staging area.
+// On error what it made is undone.
+func (o *Output) begin(t Target, overwrite bool) (*Output, error) {
+	d := o.destination()
+	claim := d.claimFile
 	if t.Kind == Directory {
-		err = o.claimDirectory(overwrite)
-	} else {
-		err = o.claimFile(overwrite)
+		claim = d.claimDirectory
 	}
-	if err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if o.staging, err = os.MkdirTemp(o.root, o.hiddenPrefix()+layout.StagingPrefix[1:]); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if t.Kind == Directory {
-		o.staged = Target{Path: o.staging, Kind: Directory}
-	} else {
-		o.staged = Target{Path: filepath.Join(o.staging, filepath.Base(t.Path)), Kind: t.Kind, Compression: t.Compression}
+	for _, step := range []func() error{d.open, d.lock, d.removeLeftovers, func() error { return claim(overwrite) }, d.stage} {
+		if err := step(); err != nil {
+			o.Abort()
+			return nil, err
+		}
 	}
 	return o, nil
 }
@@ -104,10 +99,7 @@ func (o *Output) hiddenPrefix() string {
 	if o.final.Kind == Directory {
 		return "."
 	}
-	if o.final.IsRemote() {
-		return "." + blob.Base(stem(o.final.Path)) + "."
-	}
-	return "." + filepath.Base(stem(o.final.Path)) + "."
+	return "." + path.Base(filepath.ToSlash(o.final.stem())) + "."
 }
 
 func (o *Output) lockPath() string {
@@ -194,6 +186,11 @@ func (o *Output) claimFile(overwrite bool) error {
 			return fmt.Errorf("%s: %w", t.Path, ErrExists)
 		}
 		return nil
+	case derr == nil && o.written != nil && o.written(t.Path):
+		if !overwrite {
+			return fmt.Errorf("%s: %w", t.Path, ErrExists)
+		}
+		o.old = map[string]bool{filepath.Base(t.Path): true}
 	case derr == nil:
 		return refusef("%s: exists and was not written by sluice (no %s lists it); refusing to replace it: remove it yourself or choose another output", t.Path, filepath.Base(manifest))
 	}
@@ -233,74 +230,249 @@ func (o *Output) isOwnHidden(name string) bool {
 // Commit moves the new output into place and writes m as its manifest,
 // last. Paths in m that name staged files are rewritten to their final
 // place, and m lists every file of the output (Files) so that a later
-// --overwrite removes exactly those. A file in the way that the previous
-// manifest does not list stops the commit before anything is moved.
+// --overwrite removes exactly those. Before anything of the previous
+// output is touched, the manifest is encoded (a value JSON cannot hold,
+// such as NaN, fails here) and the files in the way are checked: a file
+// the previous manifest does not list stops the commit. A failure then
+// leaves the previous output as it was. Commit refuses to begin once the
+// run's context is cancelled, and once begun it runs to the end. A local
+// output and one in an object store commit alike; only where the files
+// go differs (see destination).
 func (o *Output) Commit(m *Manifest) error {
 	defer o.release()
 	if o.staging == "" {
 		return nil
 	}
-	if o.remote != nil {
-		return o.commitRemote(m)
-	}
-	manifestName := filepath.Base(o.final.SidePath(layout.ManifestName))
-	var files []string
-	err := filepath.WalkDir(o.staging, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(o.staging, path)
-		if err == nil && rel != manifestName {
-			files = append(files, rel)
-		}
+	if err := o.beginCommit(); err != nil {
 		return err
-	})
+	}
+	d := o.destination()
+	manifestName := path.Base(filepath.ToSlash(o.final.SidePath(layout.ManifestName)))
+	files, err := d.staged(manifestName)
 	if err != nil {
 		return err
 	}
-	sort.Strings(files)
-	for _, rel := range files {
-		dest := filepath.Join(o.root, rel)
-		if _, err := os.Lstat(dest); err == nil && !o.old[rel] {
-			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", dest)
+	if err := o.checkInTheWay(d, files); err != nil {
+		return err
+	}
+	manifest, err := o.encodeManifest(m, files)
+	if err != nil {
+		return err
+	}
+	if err := o.replace(d, files, manifestName); err != nil {
+		return err
+	}
+	o.step(StepMoved)
+	if manifest != nil {
+		if err := d.write(manifestName, manifest); err != nil {
+			return err
 		}
 	}
+	d.finish()
+	o.endCommit()
+	return nil
+}
+
+// checkInTheWay refuses a commit that would replace a file the previous
+// output's manifest does not list.
+func (o *Output) checkInTheWay(d destination, files []string) error {
+	have, err := d.existing(files)
+	if err != nil {
+		return err
+	}
+	for _, rel := range files {
+		if have[rel] && !o.old[rel] {
+			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", joinPath(o.root, rel))
+		}
+	}
+	return nil
+}
+
+// replace removes the previous manifest, puts the new files in place and
+// removes the previous output's files that they do not replace.
+func (o *Output) replace(d destination, files []string, manifestName string) error {
 	if o.old != nil {
 		// From here until the new manifest is written the output reads as
 		// incomplete, never as a whole dataset of mixed files.
-		if err := os.Remove(filepath.Join(o.root, manifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := d.remove(manifestName); err != nil {
 			return err
 		}
 	}
+	if err := d.place(files); err != nil {
+		return err
+	}
 	kept := map[string]bool{manifestName: true}
 	for _, rel := range files {
-		dest := filepath.Join(o.root, rel)
-		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-			return err
-		}
-		if err := os.Rename(filepath.Join(o.staging, rel), dest); err != nil {
-			return err
-		}
 		kept[rel] = true
 	}
 	for rel := range o.old {
 		if !kept[rel] {
-			if err := os.Remove(filepath.Join(o.root, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := d.remove(rel); err != nil {
 				return err
 			}
 		}
 	}
-	for _, dir := range []string{layout.DataDir, layout.RemovedDir} {
-		os.Remove(filepath.Join(o.root, dir)) // only when left empty
+	return nil
+}
+
+// destination is where a commit puts an output's files, each named by
+// its path relative to the output's folder, with slashes: a local folder
+// (localDestination) or a prefix in an object store (remoteDestination).
+type destination interface {
+	// open checks that the output's place may be written and makes its
+	// folder; lock takes the output's lock; removeLeftovers removes what
+	// killed runs staged; claimDirectory and claimFile decide whether the
+	// output may be written (see Begin); stage makes the staging area.
+	open() error
+	lock() error
+	removeLeftovers() error
+	claimDirectory(overwrite bool) error
+	claimFile(overwrite bool) error
+	stage() error
+	// staged returns the staged files, in order, the manifest aside.
+	staged(manifestName string) ([]string, error)
+	// existing tells which of files are in the output's folder.
+	existing(files []string) (map[string]bool, error)
+	// place moves the staged files into place.
+	place(files []string) error
+	// remove removes a file of the output; one already gone is no error.
+	remove(rel string) error
+	// write writes a whole file (the manifest) into place.
+	write(rel string, data []byte) error
+	// finish tidies up after a commit that completed.
+	finish()
+}
+
+// destination returns where the output goes: the one choice between a
+// local folder and an object store, made by the target's path.
+func (o *Output) destination() destination {
+	if o.dest == nil {
+		if o.final.IsRemote() {
+			o.dest = &remoteDestination{o: o}
+		} else {
+			o.dest = localDestination{o}
+		}
 	}
-	if m != nil {
-		o.finalize(m, files)
-		if err := WriteManifest(filepath.Join(o.root, manifestName), m); err != nil {
+	return o.dest
+}
+
+// localDestination commits into a local folder: the staging directory
+// is in it, so placing a file is a rename.
+type localDestination struct{ o *Output }
+
+func (d localDestination) local(rel string) string {
+	return filepath.Join(d.o.root, filepath.FromSlash(rel))
+}
+
+func (d localDestination) open() error {
+	t := d.o.final
+	if err := checkLocal(t.Path); err != nil {
+		return refusedError{err.Error()}
+	}
+	d.o.root = t.Path
+	if t.Kind != Directory {
+		d.o.root = filepath.Dir(t.Path)
+	}
+	return d.o.mkdirs(d.o.root)
+}
+
+func (d localDestination) lock() (err error) {
+	d.o.lock, err = acquire(d.o.lockPath())
+	return err
+}
+
+func (d localDestination) removeLeftovers() error              { return d.o.removeLeftovers() }
+func (d localDestination) claimDirectory(overwrite bool) error { return d.o.claimDirectory(overwrite) }
+func (d localDestination) claimFile(overwrite bool) error      { return d.o.claimFile(overwrite) }
+
+func (d localDestination) stage() (err error) {
+	o := d.o
+	if o.staging, err = os.MkdirTemp(o.root, o.hiddenPrefix()+layout.StagingPrefix[1:]); err != nil {
+		return err
+	}
+	t := o.final
+	if t.Kind == Directory {
+		o.staged = Target{Path: o.staging, Kind: Directory}
+	} else {
+		o.staged = Target{Path: filepath.Join(o.staging, filepath.Base(t.Path)), Kind: t.Kind, Compression: t.Compression}
+	}
+	return nil
+}
+
+func (d localDestination) staged(manifestName string) ([]string, error) {
+	return stagedFiles(d.o.staging, manifestName)
+}
+
+func (d localDestination) existing(files []string) (map[string]bool, error) {
+	have := map[string]bool{}
+	for _, rel := range files {
+		if _, err := os.Lstat(d.local(rel)); err == nil {
+			have[rel] = true
+		}
+	}
+	return have, nil
+}
+
+func (d localDestination) place(files []string) error {
+	for _, rel := range files {
+		dest := d.local(rel)
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(d.o.staging, filepath.FromSlash(rel)), dest); err != nil {
 			return err
 		}
 	}
-	o.created = nil
 	return nil
+}
+
+func (d localDestination) remove(rel string) error {
+	if err := os.Remove(d.local(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (d localDestination) write(rel string, data []byte) error { return WriteFile(d.local(rel), data) }
+
+func (d localDestination) finish() {
+	for _, dir := range []string{layout.DataDir, layout.RemovedDir} {
+		os.Remove(filepath.Join(d.o.root, dir)) // only when left empty
+	}
+	d.o.created = nil
+}
+
+// stagedFiles lists the files under the staging directory, relative to it
+// and with slashes, the manifest aside, in order.
+func stagedFiles(staging, manifestName string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(staging, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(staging, path)
+		if err == nil && rel != manifestName {
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// encodeManifest completes m for the files of the new output and encodes
+// it; nil when m is nil. It touches nothing on disk.
+func (o *Output) encodeManifest(m *Manifest, files []string) ([]byte, error) {
+	if m == nil {
+		return nil, nil
+	}
+	o.finalize(m, files)
+	b, err := EncodeManifest(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the manifest cannot be written (%w); nothing was replaced (the new output is discarded)",
+			o.final.SidePath(layout.ManifestName), err)
+	}
+	return b, nil
 }
 
 // finalize rewrites the staged paths of m to their final place and lists
@@ -311,10 +483,7 @@ func (o *Output) finalize(m *Manifest, files []string) {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			return p
 		}
-		if o.remote != nil {
-			return blob.Join(o.root, filepath.ToSlash(rel))
-		}
-		return filepath.Join(o.root, rel)
+		return joinPath(o.root, filepath.ToSlash(rel))
 	}
 	for i := range m.Outputs {
 		m.Outputs[i].Path = move(m.Outputs[i].Path)
@@ -407,3 +576,7 @@ func (e refusedError) Error() string        { return e.msg }
 func (e refusedError) Is(target error) bool { return target == ErrRefused }
 
 func refusef(format string, a ...any) error { return refusedError{fmt.Sprintf(format, a...)} }
+
+// Refusef returns an ErrRefused with the message format gives: for the
+// outputs that are checked outside this package (a launch's folder).
+func Refusef(format string, a ...any) error { return refusef(format, a...) }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 // staged target, Commit.
 func commitFiles(t *testing.T, target Target, overwrite bool, files map[string]string) error {
 	t.Helper()
-	out, err := Begin(target, overwrite)
+	out, err := Begin(context.Background(), target, overwrite)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func TestAbortLeavesThePreviousOutput(t *testing.T) {
 	if err := commitFiles(t, target, false, map[string]string{"x.parquet": "old"}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Begin(target, true)
+	out, err := Begin(context.Background(), target, true)
 	if err != nil {
 		t.Fatal(err)
 	}

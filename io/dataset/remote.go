@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -59,44 +58,43 @@ const copyLimit = 4 << 30
 // IsRemote reports whether the target is in an object store.
 func (t Target) IsRemote() bool { return blob.IsURL(t.Path) }
 
-func (o *Output) beginRemote(t Target, overwrite bool) (*Output, error) {
+func (d *remoteDestination) open() error {
+	o, t := d.o, d.o.final
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &remote{ctx: ctx, cancel: cancel, sem: make(chan struct{}, filesInFlight), uploaded: map[string]bool{}}
 	o.remote = r
-	switch t.Kind {
-	case Directory:
-		r.root = t.Path
-	default:
+	r.root = t.Path
+	if t.Kind != Directory {
 		r.root = blob.Dir(t.Path)
 	}
 	o.root = r.root
 	if _, key, _ := blob.Parse(t.Path); key == "" && t.Kind != Directory {
-		return nil, refusef("%s: names a bucket, not an object", t.Path)
+		return refusef("%s: names a bucket, not an object", t.Path)
 	}
 	if err := blob.CheckBucket(ctx, t.Path); err != nil {
-		return nil, refusedError{err.Error()}
+		return refusedError{err.Error()}
 	}
-	var err error
-	if r.lock, err = acquireRemote(ctx, blob.Join(r.root, o.hiddenPrefix()+layout.LockSuffix[1:])); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if err := o.removeRemoteLeftovers(); err != nil {
-		o.Abort()
-		return nil, err
-	}
-	if t.Kind == Directory {
-		err = o.claimRemoteDirectory(overwrite)
-	} else {
-		err = o.claimRemoteFile(overwrite)
-	}
-	if err != nil {
-		o.Abort()
-		return nil, err
-	}
+	return nil
+}
+
+func (d *remoteDestination) lock() (err error) {
+	r := d.o.remote
+	r.lock, err = acquireRemote(r.ctx, blob.Join(r.root, d.o.hiddenPrefix()+layout.LockSuffix[1:]))
+	return err
+}
+
+func (d *remoteDestination) removeLeftovers() error { return d.o.removeRemoteLeftovers() }
+func (d *remoteDestination) claimDirectory(overwrite bool) error {
+	return d.o.claimRemoteDirectory(overwrite)
+}
+func (d *remoteDestination) claimFile(overwrite bool) error { return d.o.claimRemoteFile(overwrite) }
+
+// stage makes the local staging directory and names the hidden prefix
+// the run's finished files are uploaded under.
+func (d *remoteDestination) stage() (err error) {
+	o, r, t := d.o, d.o.remote, d.o.final
 	if o.staging, err = os.MkdirTemp("", "sluice-out-"); err != nil {
-		o.Abort()
-		return nil, err
+		return err
 	}
 	r.staging = blob.Join(r.root, o.hiddenPrefix()+layout.StagingPrefix[1:]+filepath.Base(o.staging)[len("sluice-out-"):])
 	if t.Kind == Directory {
@@ -104,7 +102,7 @@ func (o *Output) beginRemote(t Target, overwrite bool) (*Output, error) {
 	} else {
 		o.staged = Target{Path: filepath.Join(o.staging, blob.Base(t.Path)), Kind: t.Kind, Compression: t.Compression}
 	}
-	return o, nil
+	return nil
 }
 
 // removeRemoteLeftovers deletes the staged objects of killed runs; the
@@ -324,91 +322,63 @@ func parallel(items []string, n int, f func(string) error) error {
 	return first
 }
 
-// commitRemote puts the output in place in the store; see remote.
-func (o *Output) commitRemote(m *Manifest) error {
-	r := o.remote
-	ctx := r.ctx
+// remoteDestination commits into the store: the files a writer finished
+// during the run are staged under the hidden prefix and copied into
+// place; the rest (the last files, those too large to copy) are uploaded
+// from the local staging directory. See remote.
+type remoteDestination struct {
+	o     *Output
+	local []string // staged files still on local disk
+}
+
+func (d *remoteDestination) url(rel string) string { return blob.Join(d.o.root, rel) }
+
+// staged waits for the uploads of the run to finish and lists what was
+// staged, in the store and on local disk.
+func (d *remoteDestination) staged(manifestName string) ([]string, error) {
+	r := d.o.remote
 	r.wg.Wait()
 	if r.err != nil {
-		return r.err
+		return nil, r.err
 	}
-	manifestName := blob.Base(o.final.SidePath(layout.ManifestName))
-	var local []string
-	err := filepath.WalkDir(o.staging, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(o.staging, p)
-		if err == nil && rel != manifestName {
-			local = append(local, filepath.ToSlash(rel))
-		}
-		return err
-	})
-	if err != nil {
-		return err
+	var err error
+	if d.local, err = stagedFiles(d.o.staging, manifestName); err != nil {
+		return nil, err
 	}
-	files := append([]string{}, local...)
+	files := append([]string{}, d.local...)
 	for rel := range r.uploaded {
 		files = append(files, rel)
 	}
 	sort.Strings(files)
-	have, err := o.listRoot()
-	if err != nil {
-		return err
-	}
-	for _, rel := range files {
-		if have[rel] && !o.old[rel] {
-			return refusef("%s: exists and was not written by sluice; nothing was replaced (the new output is discarded)", blob.Join(o.root, rel))
-		}
-	}
-	if o.old != nil {
-		// From here until the new manifest is written the output reads as
-		// incomplete, never as a whole dataset of mixed files.
-		if err := blob.Delete(ctx, blob.Join(o.root, manifestName)); err != nil {
-			return err
-		}
-	}
+	return files, nil
+}
+
+func (d *remoteDestination) existing([]string) (map[string]bool, error) { return d.o.listRoot() }
+
+func (d *remoteDestination) place([]string) error {
+	r := d.o.remote
 	var staged []string
 	for rel := range r.uploaded {
 		staged = append(staged, rel)
 	}
 	sort.Strings(staged)
 	if err := parallel(staged, 8, func(rel string) error {
-		return blob.Copy(ctx, blob.Join(o.root, rel), blob.Join(r.staging, rel))
+		return blob.Copy(r.ctx, d.url(rel), blob.Join(r.staging, rel))
 	}); err != nil {
 		return err
 	}
-	if err := parallel(local, filesInFlight, func(rel string) error {
-		return blob.Upload(ctx, filepath.Join(o.staging, filepath.FromSlash(rel)), blob.Join(o.root, rel))
-	}); err != nil {
-		return err
-	}
-	kept := map[string]bool{manifestName: true}
-	for _, rel := range files {
-		kept[rel] = true
-	}
-	for rel := range o.old {
-		if !kept[rel] {
-			if err := blob.Delete(ctx, blob.Join(o.root, rel)); err != nil {
-				return err
-			}
-		}
-	}
-	if m != nil {
-		o.finalize(m, files)
-		m.Format = layout.Format
-		stamp(m)
-		b, err := json.MarshalIndent(m, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := blob.WriteFile(ctx, blob.Join(o.root, manifestName), append(b, '\n')); err != nil {
-			return err
-		}
-	}
-	o.deleteStaged()
-	return nil
+	return parallel(d.local, filesInFlight, func(rel string) error {
+		return blob.Upload(r.ctx, filepath.Join(d.o.staging, filepath.FromSlash(rel)), d.url(rel))
+	})
 }
+
+func (d *remoteDestination) remove(rel string) error { return blob.Delete(d.o.remote.ctx, d.url(rel)) }
+
+func (d *remoteDestination) write(rel string, data []byte) error {
+	return blob.WriteFile(d.o.remote.ctx, d.url(rel), data)
+}
+
+func (d *remoteDestination) finish() { d.o.deleteStaged() }
 
 // deleteStaged deletes the objects under the staging prefix.
 func (o *Output) deleteStaged() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/input"
+	"github.com/sluice-data/sluice/io/layout"
 )
 
 // Kind is the shape of an output path.
@@ -24,6 +25,7 @@ const (
 	JSONLFile               // OUT.jsonl, OUT.jsonl.gz, OUT.jsonl.zst
 	Discard                 // nothing is written: commands that only report (token counts, say)
 	Stdout                  // "-": JSONL rows on standard output, quarantined lines on standard error
+	File                    // one file that holds no rows (a report, a model, a table ...): see Artifact
 )
 
 // Target is a parsed output path.
@@ -62,7 +64,7 @@ func joinPath(p, name string) string {
 // one-file target.
 func (t Target) Removed() Target {
 	switch t.Kind {
-	case Discard, Stdout:
+	case Discard, Stdout, File:
 		return Target{Kind: Discard}
 	case Directory:
 		dir := joinPath(t.Path, "removed")
@@ -115,8 +117,15 @@ func (t Target) SidePath(name string) string {
 	if t.Kind == Directory {
 		return joinPath(t.Path, name)
 	}
-	return stem(t.Path) + "." + name
+	return t.stem() + "." + name
 }
+
+// stem is the path of a one-file target without its data suffix
+// (OUT.parquet → OUT); an artifact of another kind keeps its whole name
+// (report.html → report.html, so its manifest is
+// report.html.manifest.json), so that two artifacts of one name and
+// different extensions (a model and its training text) never share one.
+func (t Target) stem() string { return stem(t.Path) }
 
 // stem strips the data suffix from a one-file path.
 func stem(p string) string {
@@ -145,8 +154,11 @@ func (t Target) Check(in input.Set) error {
 		return refusedError{err.Error()}
 	}
 	outs := []string{t.Path}
-	if t.Kind != Directory {
-		outs = append(outs, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path)
+	switch t.Kind {
+	case File:
+		outs = append(outs, t.SidePath(layout.ManifestName))
+	case ParquetFile, JSONLFile:
+		outs = append(outs, t.SidePath(layout.ManifestName), t.SidePath("quarantine.jsonl"), t.Removed().Path)
 	}
 	canonOuts := make([]string, len(outs))
 	for i, out := range outs {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,7 +56,7 @@ func TestWriteManifestRecordsVersionAndParents(t *testing.T) {
 		t.Fatal(err)
 	}
 	one := filepath.Join(dir, "one.jsonl")
-	out, err := Begin(ParseTarget(one), false)
+	out, err := Begin(context.Background(), ParseTarget(one), false)
 	if err != nil {
 		t.Fatal(err)
 	}
