@@ -517,7 +517,7 @@ func TestWalkInterruptEveryCommand(t *testing.T) {
 					writeFiles(t, map[string]string{"a.jsonl": walkCorpus(walkRows + 5)})
 				}
 				before := snapshot(t, ".")
-				code, errs := interrupted(t, bin, again, delay)
+				code, errs := interruptProcess(t, bin, again, delay)
 				after := snapshot(t, ".")
 				switch code {
 				case 130:
@@ -542,9 +542,9 @@ func TestWalkInterruptEveryCommand(t *testing.T) {
 	}
 }
 
-// interrupted runs the binary in the current folder and sends it SIGINT
+// interruptProcess runs the binary in the current folder and sends it SIGINT
 // after delay; it returns the exit code and standard error.
-func interrupted(t *testing.T, bin string, args []string, delay time.Duration) (int, string) {
+func interruptProcess(t *testing.T, bin string, args []string, delay time.Duration) (int, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var errb bytes.Buffer
