@@ -381,6 +381,9 @@ func walkRuns(t *testing.T, spec walkSpec, cmd *cli.Command, args []string, bin 
 // walkOutput points one output flag at what it must never replace.
 func walkOutput(t *testing.T, spec walkSpec, cmd *cli.Command, args []string, flag, in, bin string) {
 	value := flagValue(args, flag)
+	if value == "" {
+		value = flag + ".txt" // a side output the run does not ask for
+	}
 	type target struct {
 		name  string
 		path  string
