@@ -477,11 +477,11 @@ func TestClearRemovesTheLaunchAndLeavesForeignFiles(t *testing.T) {
 	}
 }
 
-// TestCase7ClearLeavesUserFilesInTheLaunchFolders: a launch's own
+// TestClearLeavesUserFilesInTheLaunchFolders: a launch's own
 // folders may hold a user's files too (a run log kept in _logs, notes in
 // _work): the merge's clean-up and --overwrite remove only what a launch
 // writes there.
-func TestCase7ClearLeavesUserFilesInTheLaunchFolders(t *testing.T) {
+func TestClearLeavesUserFilesInTheLaunchFolders(t *testing.T) {
 	dir := t.TempDir()
 	cfg := baseConfig(scan(t, corpus(t, dir, 4, 20)))
 	out := filepath.Join(dir, "out")

@@ -32,11 +32,11 @@ func sluiceInterrupted(t *testing.T, step dataset.CommitStep, args ...string) (i
 	return code, errb.String()
 }
 
-// TestCase6InterruptAtEveryStepOfTheCommit interrupts an overwrite at
+// TestInterruptAtEveryStepOfTheCommit interrupts an overwrite at
 // each step: before the commit the previous output stays as it was (exit
 // 130); once the commit began it is finished and the exit code says so
 // (0), never "any earlier output left as it was".
-func TestCase6InterruptAtEveryStepOfTheCommit(t *testing.T) {
+func TestInterruptAtEveryStepOfTheCommit(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		step dataset.CommitStep
@@ -82,10 +82,10 @@ func TestCase6InterruptAtEveryStepOfTheCommit(t *testing.T) {
 	}
 }
 
-// TestCase6InterruptWhileAReportIsCommitted: a page is an output like a
+// TestInterruptWhileAReportIsCommitted: a page is an output like a
 // dataset: interrupted before its commit the earlier page stays (130),
 // during it the new page is finished (0).
-func TestCase6InterruptWhileAReportIsCommitted(t *testing.T) {
+func TestInterruptWhileAReportIsCommitted(t *testing.T) {
 	for _, c := range []struct {
 		step dataset.CommitStep
 		code int
@@ -113,11 +113,11 @@ func TestCase6InterruptWhileAReportIsCommitted(t *testing.T) {
 	}
 }
 
-// TestCase1ANonFiniteThresholdNeverCostsTheOldDataset: a NaN threshold is
+// TestANonFiniteThresholdNeverCostsTheOldDataset: a NaN threshold is
 // refused up front (exit 2) or, if it reaches the commit, the manifest
 // cannot be encoded and the commit stops before it touches the previous
 // dataset (exit 1): either way the dataset stays byte for byte.
-func TestCase1ANonFiniteThresholdNeverCostsTheOldDataset(t *testing.T) {
+func TestANonFiniteThresholdNeverCostsTheOldDataset(t *testing.T) {
 	t.Chdir(t.TempDir())
 	writeFiles(t, map[string]string{"a.jsonl": rowsA})
 	if code, o, e := sluiceIn(t, "", "clean", "a.jsonl", "-o", "o", "--lang", "en"); code != 0 {
@@ -137,9 +137,9 @@ func TestCase1ANonFiniteThresholdNeverCostsTheOldDataset(t *testing.T) {
 	leftovers(t, ".")
 }
 
-// TestCase14LaunchIntoAFolderSluiceDidNotWrite: a launch into a user's
+// TestLaunchIntoAFolderSluiceDidNotWrite: a launch into a user's
 // folder is a refused output (exit 2), before any work, the folder left.
-func TestCase14LaunchIntoAFolderSluiceDidNotWrite(t *testing.T) {
+func TestLaunchIntoAFolderSluiceDidNotWrite(t *testing.T) {
 	t.Chdir(t.TempDir())
 	writeFiles(t, map[string]string{"a.jsonl": rowsA, "p.yaml": "input: [a.jsonl]\nstages:\n  - dedup_exact: {}\n",
 		"userdir/notes.md": "mine", "userdir/src/main.go": "package main\n"})
@@ -155,10 +155,10 @@ func TestCase14LaunchIntoAFolderSluiceDidNotWrite(t *testing.T) {
 	}
 }
 
-// TestCase7LaunchOverwriteKeepsUserFilesInItsFolders: --overwrite removes
+// TestLaunchOverwriteKeepsUserFilesInItsFolders: --overwrite removes
 // what the old manifest and the launch layout list; a user's log in
 // _logs and notes in _work stay.
-func TestCase7LaunchOverwriteKeepsUserFilesInItsFolders(t *testing.T) {
+func TestLaunchOverwriteKeepsUserFilesInItsFolders(t *testing.T) {
 	bin := sluiceBinary(t)
 	t.Chdir(t.TempDir())
 	writeFiles(t, map[string]string{"a.jsonl": manyRows(200), "p.yaml": "input: [a.jsonl]\nstages:\n  - dedup_exact: {}\n"})
@@ -185,11 +185,11 @@ func TestCase7LaunchOverwriteKeepsUserFilesInItsFolders(t *testing.T) {
 	}
 }
 
-// TestCase6InterruptDuringAnObjectStoreCommit: on an object store the
+// TestInterruptDuringAnObjectStoreCommit: on an object store the
 // commit uploads and copies what the run staged; an interrupt then lets
 // it finish (exit 0, the new dataset whole), one before it leaves the
 // previous dataset as it was (exit 130).
-func TestCase6InterruptDuringAnObjectStoreCommit(t *testing.T) {
+func TestInterruptDuringAnObjectStoreCommit(t *testing.T) {
 	s := s3test.Start(t)
 	t.Chdir(t.TempDir())
 	writeFiles(t, map[string]string{"a.jsonl": rowsA, "c.jsonl": rowsC})

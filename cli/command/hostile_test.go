@@ -358,18 +358,18 @@ func hostileCases() []hostileCase {
 	lab := map[string]string{"lab.jsonl": labelledRows(), "model.bin": "mine", "notes.txt": "mine"}
 	toCleanDataset := []string{"clean", "a.jsonl", "-o", "DS", "--normalize"}
 	add(
-		hostileCase{name: "case 2: classify train over its own training data", files: lab,
+		hostileCase{name: "classify train over its own training data", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "lab.jsonl"}, code: 2, err: "also an input", keep: []string{"lab.jsonl"}},
-		hostileCase{name: "case 2: classify train over its own training data with --overwrite", files: lab,
+		hostileCase{name: "classify train over its own training data with --overwrite", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "lab.jsonl", "--overwrite"}, code: 2, err: "also an input", keep: []string{"lab.jsonl"}},
-		hostileCase{name: "case 2: classify train -o over a user file", files: lab,
+		hostileCase{name: "classify train -o over a user file", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "model.bin"}, code: 2, err: "not written by sluice", keep: []string{"model.bin"}},
-		hostileCase{name: "case 2: classify train --save-text over a user file", files: lab,
+		hostileCase{name: "classify train --save-text over a user file", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "--save-text", "notes.txt", "--overwrite"}, code: 2, err: "not written by sluice",
 			keep: []string{"notes.txt", "lab.jsonl"}, never: []string{"m.bin", "m.bin.manifest.json"}},
-		hostileCase{name: "case 2: classify train --save-text is the model", files: lab,
+		hostileCase{name: "classify train --save-text is the model", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "--save-text", "m.bin"}, code: 2, err: "also an output", never: []string{"m.bin"}},
-		hostileCase{name: "case 2: classify train writes a model and its text of one name", files: lab,
+		hostileCase{name: "classify train writes a model and its text of one name", files: lab,
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "hq.bin", "--save-text", "hq.txt", "-q"}, code: 0,
 			check: func(t *testing.T, _, _ string) {
 				for _, f := range []string{"hq.bin.manifest.json", "hq.txt.manifest.json"} {
@@ -378,16 +378,16 @@ func hostileCases() []hostileCase {
 					}
 				}
 			}},
-		hostileCase{name: "case 2: classify train replaces its own model with --overwrite only", files: lab,
+		hostileCase{name: "classify train replaces its own model with --overwrite only", files: lab,
 			prep: [][]string{{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "-q"}},
 			args: []string{"classify", "train", "lab.jsonl", "--label-field", "label", "-o", "m.bin", "-q"}, code: 2, err: "--overwrite", keep: []string{"m.bin", "m.bin.manifest.json"}},
-		hostileCase{name: "case 3: report over its input's manifest", files: a, prep: [][]string{toCleanDataset},
+		hostileCase{name: "report over its input's manifest", files: a, prep: [][]string{toCleanDataset},
 			args: []string{"report", "DS", "-o", "DS/manifest.json", "--overwrite"}, code: 2, err: "file of the input dataset", keep: []string{"DS"}},
-		hostileCase{name: "case 3: card over a removed part of its input", files: a, prep: [][]string{toCleanDataset},
+		hostileCase{name: "card over a removed part of its input", files: a, prep: [][]string{toCleanDataset},
 			args: []string{"report", "DS", "--card", "-o", "DS/removed/part-00000.parquet", "--overwrite"}, code: 2, err: "file of the input dataset", keep: []string{"DS"}},
-		hostileCase{name: "case 3: report over a data part named by its input", files: a, prep: [][]string{toCleanDataset},
+		hostileCase{name: "report over a data part named by its input", files: a, prep: [][]string{toCleanDataset},
 			args: []string{"report", "DS/data/part-00000.parquet", "-o", "DS/manifest.json", "--overwrite"}, code: 2, keep: []string{"DS"}},
-		hostileCase{name: "case 3: the card goes beside its dataset's manifest", files: a, prep: [][]string{toCleanDataset},
+		hostileCase{name: "the card goes beside its dataset's manifest", files: a, prep: [][]string{toCleanDataset},
 			args: []string{"report", "DS", "--card"}, code: 0,
 			check: func(t *testing.T, _, _ string) {
 				if code, o, e := sluiceIn(t, "", "verify", "DS"); code != 0 {
@@ -406,9 +406,9 @@ func hostileCases() []hostileCase {
 					t.Error("the old page was not replaced")
 				}
 			}},
-		hostileCase{name: "case 3: token counts over their input", files: map[string]string{"t.json": rowsA},
+		hostileCase{name: "token counts over their input", files: map[string]string{"t.json": rowsA},
 			args: []string{"tokens", "t.json", "-o", "t.json", "--overwrite"}, code: 2, err: "also an input", keep: []string{"t.json"}},
-		hostileCase{name: "case 3: token counts over a user file", files: map[string]string{"a.jsonl": rowsA, "t.csv": "mine"},
+		hostileCase{name: "token counts over a user file", files: map[string]string{"a.jsonl": rowsA, "t.csv": "mine"},
 			args: []string{"tokens", "a.jsonl", "-o", "t.csv", "--overwrite"}, code: 2, err: "not written by sluice", keep: []string{"t.csv"}},
 		hostileCase{name: "a CPU profile over an input", files: a,
 			args: []string{"--cpuprofile", "a.jsonl", "convert", "a.jsonl", "-o", "b.parquet"}, code: 2, err: "also an input", keep: []string{"a.jsonl"}, never: []string{"b.parquet"}},
@@ -420,7 +420,7 @@ func hostileCases() []hostileCase {
 					t.Errorf("verify t.parquet: %d %s %s", code, o, e)
 				}
 			}},
-		hostileCase{name: "case 3: cluster table over the output's manifest", files: a,
+		hostileCase{name: "cluster table over the output's manifest", files: a,
 			args: []string{"dedup", "minhash", "a.jsonl", "-o", "o.parquet", "--clusters", "o.removed.parquet"}, code: 2, err: "also an output", never: []string{"o.parquet"}},
 	)
 	return cases
