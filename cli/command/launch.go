@@ -228,6 +228,9 @@ func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error 
 	if plan.IsRemote() {
 		dir = blob.Dir(planPath)
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() && !plan.IsRemote() {
+		return dataset.Refusef("%s: is a file, not a folder: a launch writes a dataset directory there; choose another output", dir)
+	}
 	old, err := scaleout.ReadPlan(planPath)
 	switch {
 	case err == nil && !overwrite:

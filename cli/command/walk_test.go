@@ -469,6 +469,9 @@ func walkStream(t *testing.T, spec walkSpec, bin string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if m.Artifact != "" {
+			return // a table of results (token counts): its counts are its own rows
+		}
 		if m.Counts.RowsIn != walkRows {
 			t.Errorf("sluice %v on a stream: the manifest counts %d rows in, the stream had %d", args, m.Counts.RowsIn, walkRows)
 		}

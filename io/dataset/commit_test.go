@@ -127,3 +127,33 @@ func TestAnInterruptDuringTheCommitFinishesIt(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsOfOneRunCommitTogether: once the first output of a run (a
+// dataset) began its commit, an interrupt does not stop the next one (its
+// cluster table): the run's outputs are all new or all as they were.
+func TestOutputsOfOneRunCommitTogether(t *testing.T) {
+	first, second := datasetWithOld(t), datasetWithOld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx = WithCommitHook(ctx, func(s CommitStep, path string) {
+		if s == StepCommitted && path == first.Path {
+			cancel()
+		}
+	})
+	ctx, commits := WithCommits(ctx)
+	a, b := stageNew(t, ctx, first), stageNew(t, ctx, second)
+	if err := a.Commit(&Manifest{Tool: "sluice"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(&Manifest{Tool: "sluice"}); err != nil {
+		t.Fatalf("the second output of the run, after an interrupt during the first's commit: %v", err)
+	}
+	for _, target := range []Target{first, second} {
+		if got := tree(t, target.Path); !strings.Contains(got, "data/part-00000.parquet:3:") || strings.Contains(got, "part-00001") {
+			t.Errorf("%s is not the new output: %s", target.Path, got)
+		}
+	}
+	if done := commits.Completed(); len(done) != 2 {
+		t.Errorf("completed %v", done)
+	}
+}

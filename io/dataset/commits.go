@@ -111,16 +111,29 @@ func (o *Output) step(s CommitStep) {
 // beginCommit is where every commit begins: it refuses once the run's
 // context is cancelled (an interrupt before the commit leaves the
 // previous output as it was) and from then on the commit runs to its end
-// whatever the context says.
+// whatever the context says. A command that writes several outputs (a
+// dataset and its cluster table) is past its point of no return once the
+// first of them began its commit: the later ones commit too, so the
+// outputs of one run are never half old, half new.
 func (o *Output) beginCommit() error {
 	o.step(StepCommit)
 	if o.ctx != nil {
-		if err := o.ctx.Err(); err != nil {
+		if err := o.ctx.Err(); err != nil && !o.commits.anyBegan() {
 			return err
 		}
 	}
 	o.commits.began(o)
 	return nil
+}
+
+// anyBegan reports whether an output of the run began its commit.
+func (c *Commits) anyBegan() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.completed) > 0 || len(c.open) > 0
 }
 
 // endCommit records a completed commit.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/sluice-data/sluice/io/layout"
 )
@@ -373,7 +374,16 @@ func (d localDestination) open() error {
 	if t.Kind != Directory {
 		d.o.root = filepath.Dir(t.Path)
 	}
-	return d.o.mkdirs(d.o.root)
+	if st, err := os.Stat(t.Path); err == nil && t.Kind == Directory && !st.IsDir() {
+		return refusef("%s: is a file, not a folder: a dataset directory is written there; choose another output (a name ending in .parquet or .jsonl is a one-file output)", t.Path)
+	}
+	if err := d.o.mkdirs(d.o.root); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return refusef("%s: a part of the path is a file, not a folder; choose another output", t.Path)
+		}
+		return err
+	}
+	return nil
 }
 
 func (d localDestination) lock() (err error) {
