@@ -200,7 +200,11 @@ func compareRows(ctx context.Context, a, b Version, opts Options, out *dataset.O
 		return nil, err
 	}
 	if d.out != nil {
-		if err := d.out.Commit(nil); err != nil {
+		// The manifest lists a.parquet and b.parquet, so that the folder is
+		// known as sluice's (and never mistaken for a user's).
+		m := &dataset.Manifest{Tool: "sluice", Command: []string{"sluice", "diff"},
+			Options: map[string]any{"rows_out": true, "text_field": d.opts.TextField, "id_field": d.opts.IDField}}
+		if err := d.out.Commit(m); err != nil {
 			return nil, err
 		}
 	}

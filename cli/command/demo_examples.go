@@ -67,8 +67,10 @@ var (
 //     duplicated documents and the canaries inserted 100 times come back
 //     verbatim, the others in part.
 //
-// Files of other names in dir (what the examples wrote there) are left as
-// they are. It returns the names written, sorted.
+// They are one output with dir/manifest.json listing them: a later demo
+// replaces exactly those, and files of other names in dir (what the
+// examples wrote there) are left as they are. It returns the names
+// written, sorted.
 func writeDemoExamples(ctx context.Context, dir string, workers int) ([]string, error) {
 	tmp, err := os.MkdirTemp("", "sluice-demo-examples-")
 	if err != nil {
@@ -162,14 +164,9 @@ func writeDemoExamples(ctx context.Context, dir string, workers int) ([]string, 
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := dataset.WriteFile(p, files[name]); err != nil {
-			return nil, err
-		}
+	m := &dataset.Manifest{Tool: "sluice", Version: Version, Command: []string{"sluice", "demo"}}
+	if err := dataset.WriteFileSet(ctx, dir, files, true, m); err != nil {
+		return nil, err
 	}
 	return names, nil
 }

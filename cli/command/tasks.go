@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -334,13 +333,13 @@ func runTasksSplit(ctx context.Context, o *TasksSplitOptions, args, command []st
 // examples to dir/tasks-sample.parquet, quarantining the others, and
 // splits it by prompt into dir/tasks-split/. `sluice demo` calls it.
 func tasksDemo(ctx context.Context, dir string, s Streams) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The sample is an output of its own (dir/manifest.json lists it), so
+	// a later demo replaces it and nothing else there.
+	m := &dataset.Manifest{Tool: "sluice", Version: Version, Command: []string{"sluice", "demo"}}
+	if err := dataset.WriteFileSet(ctx, dir, map[string][]byte{tasks.SampleName: tasks.Sample()}, true, m); err != nil {
 		return err
 	}
 	sample := filepath.Join(dir, tasks.SampleName)
-	if err := os.WriteFile(sample, tasks.Sample(), 0o644); err != nil {
-		return err
-	}
 	fmt.Fprintf(s.Out, "$ sluice tasks validate %s\n", sample)
 	vo := &TasksValidateOptions{Format: "auto", Tokenizer: "cl100k_base", MaxTokens: 8192, MinAnswerChars: 3, Workers: 1}
 	if err := runTasksValidate(ctx, vo, []string{sample}, s); err != nil {

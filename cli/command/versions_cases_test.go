@@ -270,8 +270,8 @@ func TestDiffRowsOutIsWrittenWholeOrNotAtAll(t *testing.T) {
 	wantLines(t, "diff A C --rows-out", out, "rows (matched by id): 40 same, 10 only in A, 0 only in B, 0 changed",
 		"rows written: "+filepath.Join("rows", "a.parquet")+", "+filepath.Join("rows", "b.parquet"))
 	entries, _ := os.ReadDir("rows")
-	if len(entries) != 2 {
-		t.Errorf("rows/ holds %v", entries)
+	if len(entries) != 3 || entries[2].Name() != "manifest.json" {
+		t.Errorf("rows/ holds %v, want a.parquet, b.parquet and the manifest that lists them", entries)
 	}
 	a := rowsOf(t, filepath.Join("rows", "a.parquet"))
 	if len(a) != 10 || a[0]["id"] != 40.0 || a[0]["_diff"] != diff.OnlyA || a[9]["id"] != 49.0 {

@@ -60,6 +60,9 @@ type walkSpec struct {
 	// again, when set, says why a second run over the command's own
 	// output without --overwrite is not refused (the reason).
 	again string
+	// unlisted, when set, says why the command writes files that no
+	// manifest lists (the reason).
+	unlisted string
 }
 
 // walkCorpus is the main input: 40 rows, labelled, with repeated lines.
@@ -119,6 +122,7 @@ func walkSpecs() map[string]walkSpec {
 		"run":            {args: []string{"run", "p.yaml", "-o", "out"}, outputs: []string{"output"}},
 		"launch": {args: launch,
 			outputs: []string{"output"}, notOutputs: []string{"executor"}, again: "a launch resumes its own output",
+			unlisted: "a launch's plan, logs and work files are told by their names (scaleout.Clear removes those alone)",
 			noInterrupt: "its tasks run in other processes; the launch tests interrupt and resume it"},
 		"dedup exact":       {args: []string{"dedup", "exact", "{in}", "-o", "out"}, outputs: []string{"output"}, stream: true, dataset: true},
 		"dedup lines":       {args: []string{"dedup", "lines", "{in}", "-o", "out"}, outputs: []string{"output"}, stream: true, dataset: true},
@@ -335,6 +339,40 @@ func TestWalkEveryCommand(t *testing.T) {
 	}
 }
 
+// files returns every file under root.
+func files(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out[filepath.Clean(path)] = true
+		}
+		return nil
+	})
+	return out
+}
+
+// listedByManifests returns the files that the sluice manifests under root
+// list, the manifests included.
+func listedByManifests(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	owned := map[string]bool{}
+	for f := range files(t, root) {
+		if !strings.HasSuffix(f, "manifest.json") {
+			continue
+		}
+		m, err := dataset.ReadManifest(f)
+		if err != nil {
+			continue
+		}
+		owned[f] = true
+		for _, name := range m.Files {
+			owned[filepath.Join(filepath.Dir(f), name)] = true
+		}
+	}
+	return owned
+}
+
 // walkReader runs a command that only reads: it succeeds and writes
 // nothing.
 func walkReader(t *testing.T, spec walkSpec, bin string) {
@@ -353,10 +391,19 @@ func walkReader(t *testing.T, spec walkSpec, bin string) {
 // refused without --overwrite and changes nothing; with it, it succeeds.
 func walkRuns(t *testing.T, spec walkSpec, cmd *cli.Command, args []string, bin string) {
 	walkDir(t, spec, bin)
+	made := files(t, ".")
 	if code, out, errs := sluiceIn(t, "", args...); code != 0 {
 		t.Fatalf("sluice %v: exit %d\n%s%s", args, code, out, errs)
 	}
 	leftovers(t, ".")
+	if spec.unlisted == "" {
+		owned := listedByManifests(t, ".")
+		for f := range files(t, ".") {
+			if !made[f] && !owned[f] {
+				t.Errorf("sluice %v wrote %s, which no manifest lists: a later --overwrite could not tell it is sluice's", args, f)
+			}
+		}
+	}
 	if spec.again != "" {
 		return
 	}
