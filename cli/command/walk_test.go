@@ -122,7 +122,7 @@ func walkSpecs() map[string]walkSpec {
 		"run":            {args: []string{"run", "p.yaml", "-o", "out"}, outputs: []string{"output"}},
 		"launch": {args: launch,
 			outputs: []string{"output"}, notOutputs: []string{"executor"}, again: "a launch resumes its own output",
-			unlisted: "a launch's plan, logs and work files are told by their names (scaleout.Clear removes those alone)",
+			unlisted:    "a launch's plan, logs and work files are told by their names (scaleout.Clear removes those alone)",
 			noInterrupt: "its tasks run in other processes; the launch tests interrupt and resume it"},
 		"dedup exact":       {args: []string{"dedup", "exact", "{in}", "-o", "out"}, outputs: []string{"output"}, stream: true, dataset: true},
 		"dedup lines":       {args: []string{"dedup", "lines", "{in}", "-o", "out"}, outputs: []string{"output"}, stream: true, dataset: true},
