@@ -49,16 +49,10 @@ func wantExit(t *testing.T, code int, args ...string) (string, string) {
 // editManifest rewrites the manifest at path as edit changes it.
 func editManifest(t *testing.T, path string, edit func(m map[string]any)) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readManifest(t, path)
 	edit(m)
-	if b, err = json.Marshal(m); err != nil {
+	b, err := json.Marshal(m)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {

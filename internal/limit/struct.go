@@ -163,37 +163,13 @@ func yamlKey(sf reflect.StructField) (key string, inline, skip bool) {
 // require every option to say what it takes.
 func Untagged(t reflect.Type) []string {
 	var out []string
-	untagged(t, nil, &out)
-	return out
-}
-
-func untagged(t reflect.Type, path []string, out *[]string) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return
-	}
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		key, inline, skip := yamlKey(sf)
-		switch {
-		case skip:
-		case inline:
-			untagged(sf.Type, path, out)
-		default:
-			p := append(path[:len(path):len(path)], key)
-			ft := sf.Type
-			for ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			k := ft.Kind()
-			if (isNumber(k) || k == reflect.Slice || k == reflect.Array || k == reflect.Map) && sf.Tag.Get("limit") == "" {
-				*out = append(*out, strings.Join(p, "."))
-			}
-			untagged(ft, p, out)
+	eachField(t, nil, func(sf reflect.StructField, ft reflect.Type, p []string) {
+		k := ft.Kind()
+		if (isNumber(k) || k == reflect.Slice || k == reflect.Array || k == reflect.Map) && sf.Tag.Get("limit") == "" {
+			out = append(out, strings.Join(p, "."))
 		}
-	}
+	})
+	return out
 }
 
 // Field is a number field of an options struct: its keys, its kind and
@@ -209,11 +185,24 @@ type Field struct {
 // so that tests can try values out of range on every one.
 func Fields(t reflect.Type) []Field {
 	var out []Field
-	fields(t, nil, &out)
+	eachField(t, nil, func(sf reflect.StructField, ft reflect.Type, p []string) {
+		if !isNumber(ft.Kind()) {
+			return
+		}
+		tag := sf.Tag.Get("limit")
+		f := Field{Path: p, Kind: ft.Kind(), Range: Default, Any: tag == "any"}
+		if tag != "" && tag != "any" {
+			f.Range = MustParse(tag)
+		}
+		out = append(out, f)
+	})
 	return out
 }
 
-func fields(t reflect.Type, path []string, out *[]Field) {
+// eachField calls visit for every field of struct type t and of the
+// structs it holds, inline fields under their parent's keys, with the
+// field's type behind its pointers and its keys.
+func eachField(t reflect.Type, path []string, visit func(sf reflect.StructField, ft reflect.Type, path []string)) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -226,22 +215,15 @@ func fields(t reflect.Type, path []string, out *[]Field) {
 		switch {
 		case skip:
 		case inline:
-			fields(sf.Type, path, out)
+			eachField(sf.Type, path, visit)
 		default:
 			p := append(path[:len(path):len(path)], key)
 			ft := sf.Type
 			for ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			tag := sf.Tag.Get("limit")
-			if isNumber(ft.Kind()) {
-				f := Field{Path: p, Kind: ft.Kind(), Range: Default, Any: tag == "any"}
-				if tag != "" && tag != "any" {
-					f.Range = MustParse(tag)
-				}
-				*out = append(*out, f)
-			}
-			fields(ft, p, out)
+			visit(sf, ft, p)
+			eachField(ft, p, visit)
 		}
 	}
 }
