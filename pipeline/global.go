@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 	"github.com/sluice-data/sluice/pipeline/shard"
 )
@@ -123,4 +124,30 @@ func PrepareGlobals(inputs []input.File, built []Stage, run func(stages []Stage,
 		built[i] = g.Filter()
 	}
 	return nil
+}
+
+// PassConfig is the configuration of one pass of a global stage over the
+// input of cfg: the stages given, nothing written, nothing committed;
+// the columns of a lone scan that says which it reads (ColumnUser) are
+// the only ones read.
+func PassConfig(cfg Config, stages []Stage) Config {
+	pass := cfg
+	pass.Target = dataset.Target{Kind: dataset.Discard}
+	pass.Overwrite = false
+	pass.BeforeCommit = nil
+	pass.Stages = stages
+	if u, ok := stages[0].(ColumnUser); ok && len(stages) == 1 {
+		pass.Columns = u.Columns()
+	}
+	return pass
+}
+
+// hasGlobal reports whether stages hold a global stage not yet prepared.
+func hasGlobal(stages []Stage) bool {
+	for _, st := range stages {
+		if _, ok := st.(Global); ok {
+			return true
+		}
+	}
+	return false
 }

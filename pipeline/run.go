@@ -103,7 +103,28 @@ func CheckInputs(cfg Config) error {
 // that read only part of some input returns the manifest and an error
 // wrapping ErrPartialInput. A failed run leaves the previous output, if
 // any, as it was.
+//
+// A global stage among cfg.Stages (line or near dedup) that no one
+// prepared is prepared here first (PrepareGlobals, its passes run without
+// progress), so that a run never writes through a global stage that has
+// not seen the corpus. Callers that show the passes prepare them before.
 func Run(ctx context.Context, cfg Config, command []string, version string) (*dataset.Manifest, error) {
+	if hasGlobal(cfg.Stages) {
+		if err := cfg.withDefaults().Validate(); err != nil {
+			return nil, err
+		}
+		stages := append([]Stage(nil), cfg.Stages...)
+		err := PrepareGlobals(cfg.Inputs, stages, func(sts []Stage, _ string) error {
+			pass := PassConfig(cfg, sts)
+			pass.Progress = nil
+			_, err := Run(ctx, pass, command, version)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Stages = stages
+	}
 	r, err := open(ctx, cfg, command, version)
 	if err != nil {
 		return nil, err

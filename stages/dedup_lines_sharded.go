@@ -151,5 +151,6 @@ func (g *GlobalLines) linesFilter(w shard.Workspace, s int) (pipeline.Stage, err
 	err := shard.EachRowOfShard(w.Mem(), paths, s, func(rec arrow.RecordBatch, i int) {
 		g.Index().Seed(rec.Column(1).(*array.Uint64).Value(i), rec.Column(2).(*array.Uint64).Value(i))
 	})
+	g.ready = err == nil
 	return g.Filter(), err
 }

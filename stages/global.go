@@ -1,13 +1,27 @@
 package stages
 
 import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/sluice-data/sluice/pipeline"
 )
+
+// unprepared stands in for the filter of a global stage whose passes have
+// not run: it refuses every schema, so the run fails before it reads a
+// row, instead of writing through a filter that has seen nothing (which
+// would keep every row).
+type unprepared struct{ pipeline.Stage }
+
+func (u unprepared) OutputSchema(*arrow.Schema) (*arrow.Schema, error) {
+	return nil, fmt.Errorf("its passes over the corpus have not run (pipeline.PrepareGlobals, or pipeline.Run given the stage itself)")
+}
 
 // GlobalLines is line dedup as one pipeline stage.
 type GlobalLines struct {
 	*DedupLines
-	scan *LinesScan
+	scan  *LinesScan
+	ready bool // the index holds the corpus's lines
 }
 
 // NewGlobalLines returns line dedup for a pipeline.
@@ -16,13 +30,27 @@ func NewGlobalLines(textField string, p LinesParams) *GlobalLines {
 	return &GlobalLines{DedupLines: NewDedupLines(textField, p, index), scan: NewLinesScan(textField, p, index)}
 }
 
-func (g *GlobalLines) Prepare(scan pipeline.Scan) error { return scan(g.scan) }
-func (g *GlobalLines) Filter() pipeline.Stage           { return g.DedupLines }
+func (g *GlobalLines) Prepare(scan pipeline.Scan) error {
+	err := scan(g.scan)
+	g.ready = err == nil
+	return err
+}
+
+// Filter is the line dedup that takes the stage's place once its index
+// holds the corpus (Prepare, or a shard's seeding); before, a stage that
+// fails the run.
+func (g *GlobalLines) Filter() pipeline.Stage {
+	if !g.ready {
+		return unprepared{g.DedupLines}
+	}
+	return g.DedupLines
+}
 
 // GlobalMinHash is MinHash dedup as one pipeline stage.
 type GlobalMinHash struct {
 	*MinHashDedup
 	textField string
+	ready     bool // the clusters are linked
 }
 
 // NewGlobalMinHash returns MinHash dedup for a pipeline.
@@ -81,10 +109,21 @@ func (g *GlobalMinHash) Prepare(scan pipeline.Scan) (err error) {
 		return err
 	}
 	x.Link(pairs)
-	return x.loadClusters()
+	if err := x.loadClusters(); err != nil {
+		return err
+	}
+	g.ready = true
+	return nil
 }
 
-func (g *GlobalMinHash) Filter() pipeline.Stage { return g.MinHashDedup }
+// Filter is the MinHash filter that takes the stage's place once Prepare
+// linked the clusters; before, a stage that fails the run.
+func (g *GlobalMinHash) Filter() pipeline.Stage {
+	if !g.ready {
+		return unprepared{g.MinHashDedup}
+	}
+	return g.MinHashDedup
+}
 
 // Index returns the linked clusters, for reports.
 func (g *GlobalMinHash) Index() *MinHashIndex { return g.index }

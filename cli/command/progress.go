@@ -187,12 +187,7 @@ func prepareGlobals(ctx context.Context, cfg pipeline.Config, built []pipeline.S
 	all.Stages = built
 	v.settings(all)
 	return pipeline.PrepareGlobals(cfg.Inputs, built, func(sts []pipeline.Stage, label string) error {
-		pass := cfg
-		pass.Target = dataset.Target{Kind: dataset.Discard}
-		pass.Stages = sts
-		if u, ok := sts[0].(pipeline.ColumnUser); ok && len(sts) == 1 {
-			pass.Columns = u.Columns()
-		}
+		pass := pipeline.PassConfig(cfg, sts)
 		start := time.Now()
 		m, err := runShown(ctx, pass, command, s, v, label)
 		v.pass(label, m, time.Since(start))
