@@ -1,10 +1,7 @@
 package command
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +10,6 @@ import (
 
 	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
-	"github.com/sluice-data/sluice/io/layout"
 	"github.com/sluice-data/sluice/scaleout"
 	"github.com/urfave/cli/v2"
 )
@@ -123,7 +119,7 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 		}
 	}
 	if !remote {
-		if err := refuseForeignDir(o.Output); err != nil {
+		if err := scaleout.RefuseForeignDir(o.Output); err != nil {
 			return err
 		}
 	}
@@ -159,7 +155,7 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 			return err
 		}
 	}
-	if err := preparePlanDir(plan, planPath, o.Overwrite); err != nil {
+	if err := scaleout.PreparePlanDir(plan, planPath, o.Overwrite); err != nil {
 		return err
 	}
 	if err := plan.WritePlan(planPath); err != nil {
@@ -220,83 +216,6 @@ func runLaunch(ctx context.Context, o *LaunchOptions, pipelineFile string, comma
 	return nil
 }
 
-// preparePlanDir lets a launch resume an output that holds the same plan,
-// starts over with --overwrite (removing only what a launch or a sluice
-// run wrote there), and refuses anything else.
-func preparePlanDir(plan *scaleout.Plan, planPath string, overwrite bool) error {
-	dir := filepath.Dir(planPath)
-	if plan.IsRemote() {
-		dir = blob.Dir(planPath)
-	}
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() && !plan.IsRemote() {
-		return dataset.Refusef("%s: is a file, not a folder: a launch writes a dataset directory there; choose another output", dir)
-	}
-	old, err := scaleout.ReadPlan(planPath)
-	switch {
-	case err == nil && !overwrite:
-		if !samePlan(old, plan) {
-			return dataset.Refusef("%s: holds a different plan (other inputs, pipeline, settings or --tasks); use --overwrite to start over", dir)
-		}
-		return nil
-	case err == nil:
-		return scaleout.Clear(dir)
-	case !errors.Is(err, os.ErrNotExist):
-		return err
-	case plan.IsRemote():
-		return prepareBucketPrefix(dir, overwrite)
-	}
-	if err := refuseForeignDir(dir); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
-		return os.MkdirAll(dir, 0o755)
-	}
-	if err != nil {
-		return err
-	}
-	if !overwrite {
-		return fmt.Errorf("%s: %w", dir, dataset.ErrExists)
-	}
-	return dataset.Remove(filepath.Join(dir, layout.ManifestName))
-}
-
-// refuseForeignDir refuses, before any work, a launch into a local folder
-// that holds files and is neither a launch's (no plan) nor a sluice
-// dataset: a folder sluice did not write.
-func refuseForeignDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) == 0 {
-		return nil // missing (made by the launch) or unreadable (said when written)
-	}
-	if _, err := os.Stat(filepath.Join(dir, scaleout.PlanFile)); err == nil {
-		return nil
-	}
-	if layout.DirKind(dir) != layout.Dataset {
-		return dataset.Refusef("%s: exists and is not a sluice dataset; refusing to write into it", dir)
-	}
-	return nil
-}
-
-// prepareBucketPrefix lets a launch write under an object-store prefix
-// without a plan: an empty one, or with --overwrite a sluice dataset
-// (removing only what its manifest lists and a launch writes).
-func prepareBucketPrefix(dir string, overwrite bool) error {
-	ctx := context.Background()
-	objs, err := blob.List(ctx, dir+"/")
-	if err != nil || len(objs) == 0 {
-		return err
-	}
-	manifest := blob.Join(dir, layout.ManifestName)
-	if _, err := dataset.ReadManifestAt(manifest); err != nil {
-		return dataset.Refusef("%s: holds objects and is not a sluice dataset; refusing to write into it", dir)
-	}
-	if !overwrite {
-		return fmt.Errorf("%s: %w", dir, dataset.ErrExists)
-	}
-	return scaleout.Clear(dir)
-}
-
 // prepareRelaunch readies an output launched before: it cancels the
 // Slurm jobs of the last launch that are still queued, and makes the
 // merge run again if manifest.json is gone.
@@ -309,19 +228,6 @@ func prepareRelaunch(ctx context.Context, plan *scaleout.Plan, so scaleout.Slurm
 		fmt.Fprintln(notes, line)
 	}
 	return err
-}
-
-// samePlan reports whether two plans would do the same work.
-func samePlan(a, b *scaleout.Plan) bool {
-	key := func(p *scaleout.Plan) []byte {
-		c := *p
-		// Whether to keep the work or spill changes how, not what: either
-		// way the phases give the same output.
-		c.Command, c.Binary, c.Version, c.KeepWork, c.NoSpill, c.Started = nil, "", "", false, false, ""
-		j, _ := json.Marshal(c)
-		return j
-	}
-	return bytes.Equal(key(a), key(b))
 }
 
 // printLaunched prints the result of a launch run here: the summary of
