@@ -1,12 +1,16 @@
 package provenance
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
+	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 )
@@ -88,6 +92,7 @@ func PlanRerun(path, newOut, tool string) (*Rerun, error) {
 // checkInputs compares the inputs with what the manifest records.
 func (r *Rerun) checkInputs() []string {
 	var changed []string
+	limited := limitOf(r.M) > 0
 	entries := map[string]int{}
 	for _, in := range r.M.Inputs {
 		entries[in.Path]++
@@ -121,6 +126,21 @@ func (r *Rerun) checkInputs() []string {
 			}
 			if total != st.Size() {
 				changed = append(changed, fmt.Sprintf("input %s: %d bytes, the manifest records %d", in.Path, st.Size(), total))
+			}
+			continue
+		}
+		if limited && st.Size() > in.Bytes {
+			// A run cut short by --limit read (and recorded) the head of
+			// the file: that head must be as it was. A format that records
+			// no bytes under a limit leaves it to the rebuild's files.
+			if in.Bytes == 0 {
+				continue
+			}
+			h, err := hashHead(path, in.Bytes)
+			if err != nil {
+				changed = append(changed, fmt.Sprintf("input %s: %v", in.Path, err))
+			} else if got := fmt.Sprintf("%016x", h); got != in.Hash {
+				changed = append(changed, fmt.Sprintf("input %s: its first %d bytes have xxhash64 %s, the manifest records %s", in.Path, in.Bytes, got, in.Hash))
 			}
 			continue
 		}
@@ -211,4 +231,31 @@ func Reproduced(old, rebuilt *dataset.Manifest) (bool, []string) {
 		diffs = append(diffs, fmt.Sprintf("counts %+v, before %+v", rebuilt.Counts, old.Counts))
 	}
 	return len(diffs) == 0, diffs
+}
+
+// limitOf returns the --limit a run recorded in its options, 0 for none.
+func limitOf(m *dataset.Manifest) int64 {
+	opts, _ := m.Options.(map[string]any)
+	n, _ := opts["limit"].(float64)
+	return int64(n)
+}
+
+// hashHead returns the xxhash64 of the first n bytes of the file at path.
+func hashHead(path string, n int64) (uint64, error) {
+	var f io.ReadCloser
+	var err error
+	if blob.IsURL(path) {
+		f, err = blob.NewReader(context.Background(), path, 0, n)
+	} else {
+		f, err = os.Open(path)
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := xxhash.New()
+	if _, err := io.CopyN(h, f, n); err != nil {
+		return 0, err
+	}
+	return h.Sum64(), nil
 }

@@ -437,3 +437,35 @@ func TestRerunReplacesOnlyWhenAskedAndChecksTheOldFiles(t *testing.T) {
 	}
 	leftovers(t, ".")
 }
+
+// A version made with --limit recorded the head of its input that it read:
+// rerun checks that head, not the whole file, and reproduces the version;
+// a change inside the head is still a changed input.
+func TestRerunOfALimitedRunChecksTheHeadItRead(t *testing.T) {
+	inFreshDir(t, map[string]string{"in.jsonl": manyRows(60000)})
+	mustSluice(t, "convert", "in.jsonl", "-o", "v", "--limit", "10", "--batch-bytes", "64KiB", "-j", "1")
+	m := manifestOf(t, "v")
+	st, err := os.Stat("in.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Inputs) != 1 || m.Inputs[0].Bytes >= st.Size() {
+		t.Fatalf("the limited run recorded %+v of a %d-byte file: the test needs a head shorter than the file", m.Inputs, st.Size())
+	}
+	var res RerunResult
+	jsonOf(t, 0, &res, "rerun", "v", "-o", "again", "--json")
+	if !res.Reproduced || res.NewVersion != m.VersionID {
+		t.Errorf("rerun of a limited run: %+v", res)
+	}
+	b, err := os.ReadFile("in.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[20] ^= 1 // a byte of the first row
+	if err := os.WriteFile("in.jsonl", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs := wantExit(t, 1, "rerun", "v", "-o", "third"); !strings.Contains(errs, "its first") {
+		t.Errorf("rerun after a change in the head it read: %s", errs)
+	}
+}
