@@ -1,16 +1,12 @@
 package provenance
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
-	"github.com/sluice-data/sluice/io/blob"
 	"github.com/sluice-data/sluice/io/dataset"
 	"github.com/sluice-data/sluice/io/input"
 )
@@ -136,7 +132,7 @@ func (r *Rerun) checkInputs() []string {
 			if in.Bytes == 0 {
 				continue
 			}
-			h, err := hashHead(path, in.Bytes)
+			h, err := input.HashHead(path, in.Bytes)
 			if err != nil {
 				changed = append(changed, fmt.Sprintf("input %s: %v", in.Path, err))
 			} else if got := fmt.Sprintf("%016x", h); got != in.Hash {
@@ -238,24 +234,4 @@ func limitOf(m *dataset.Manifest) int64 {
 	opts, _ := m.Options.(map[string]any)
 	n, _ := opts["limit"].(float64)
 	return int64(n)
-}
-
-// hashHead returns the xxhash64 of the first n bytes of the file at path.
-func hashHead(path string, n int64) (uint64, error) {
-	var f io.ReadCloser
-	var err error
-	if blob.IsURL(path) {
-		f, err = blob.NewReader(context.Background(), path, 0, n)
-	} else {
-		f, err = os.Open(path)
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	h := xxhash.New()
-	if _, err := io.CopyN(h, f, n); err != nil {
-		return 0, err
-	}
-	return h.Sum64(), nil
 }

@@ -29,18 +29,6 @@ func beginArtifact(ctx context.Context, flag string, spec dataset.ArtifactSpec) 
 	return a, nil
 }
 
-// outputPaths returns the paths a dataset target writes: the target, and
-// for a one-file output the side files beside it.
-func outputPaths(t dataset.Target) []string {
-	switch t.Kind {
-	case dataset.Directory:
-		return []string{t.Path}
-	case dataset.ParquetFile, dataset.JSONLFile:
-		return []string{t.Path, t.SidePath("manifest.json"), t.SidePath("quarantine.jsonl"), t.Removed().Path}
-	}
-	return nil
-}
-
 // cpuProfile is the Go CPU profile of a run (--cpuprofile): kept in
 // memory while the command runs and written, as an artifact, when it ends.
 type cpuProfile struct {

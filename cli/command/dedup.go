@@ -193,7 +193,7 @@ func runDedupMinHash(ctx context.Context, o *DedupOptions, args, command []strin
 			return usagef("--clusters %s: the cluster table is a Parquet file; give a path ending in .parquet", o.Clusters)
 		}
 		if clusters, err = beginArtifact(ctx, "--clusters", dataset.ArtifactSpec{Path: o.Clusters, What: "cluster table",
-			Inputs: inputsOf(args, cfg.Inputs), Outputs: outputPaths(cfg.Target), Overwrite: o.Overwrite, Command: command}); err != nil {
+			Inputs: inputsOf(args, cfg.Inputs), Outputs: cfg.Target.Paths(), Overwrite: o.Overwrite, Command: command}); err != nil {
 			return err
 		}
 		defer clusters.Abort()

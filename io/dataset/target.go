@@ -142,6 +142,23 @@ func checkLocal(path string) error {
 	return input.CheckLocal(path)
 }
 
+// Paths returns the paths the target writes: the target itself first,
+// then, for a one-file output, the side files beside it (the manifest,
+// and for a one-file dataset the quarantine and the removed rows). A
+// directory's files all lie inside its path; Discard and Stdout write
+// none.
+func (t Target) Paths() []string {
+	switch t.Kind {
+	case Discard, Stdout:
+		return nil
+	case File:
+		return []string{t.Path, t.SidePath(layout.ManifestName)}
+	case ParquetFile, JSONLFile:
+		return []string{t.Path, t.SidePath(layout.ManifestName), t.SidePath("quarantine.jsonl"), t.Removed().Path}
+	}
+	return []string{t.Path}
+}
+
 // Check refuses, before any work, an output that cannot be written: a URL
 // other than an object store's, and one that is an input, contains an input, or lies
 // in a directory that is read as input (the next run would read the
@@ -153,13 +170,7 @@ func (t Target) Check(in input.Set) error {
 	if err := input.CheckPath(t.Path); err != nil {
 		return refusedError{err.Error()}
 	}
-	outs := []string{t.Path}
-	switch t.Kind {
-	case File:
-		outs = append(outs, t.SidePath(layout.ManifestName))
-	case ParquetFile, JSONLFile:
-		outs = append(outs, t.SidePath(layout.ManifestName), t.SidePath("quarantine.jsonl"), t.Removed().Path)
-	}
+	outs := t.Paths()
 	canonOuts := make([]string, len(outs))
 	for i, out := range outs {
 		canonOuts[i] = input.Canonical(out)

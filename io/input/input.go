@@ -652,11 +652,16 @@ type zstdCloser struct{ d *zstd.Decoder }
 func (z zstdCloser) Close() error { z.d.Close(); return nil }
 
 // HashFile returns the xxhash64 of the whole file at path.
-func HashFile(path string) (uint64, error) {
+func HashFile(path string) (uint64, error) { return HashHead(path, -1) }
+
+// HashHead returns the xxhash64 of the first n bytes of the file or
+// object at path (all of it for n < 0): what a run that stopped reading
+// early (--limit) recorded of an input.
+func HashHead(path string, n int64) (uint64, error) {
 	var f io.ReadCloser
 	var err error
 	if blob.IsURL(path) {
-		f, err = blob.NewReader(context.Background(), path, 0, -1)
+		f, err = blob.NewReader(context.Background(), path, 0, n)
 	} else {
 		f, err = os.Open(path)
 	}
@@ -664,8 +669,12 @@ func HashFile(path string) (uint64, error) {
 		return 0, err
 	}
 	defer f.Close()
+	var r io.Reader = f
+	if n >= 0 {
+		r = io.LimitReader(f, n)
+	}
 	h := xxhash.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return 0, err
 	}
 	return h.Sum64(), nil
