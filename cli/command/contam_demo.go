@@ -91,8 +91,7 @@ func runDemoContamination(ctx context.Context, in []string, outDir string, worke
 		return err
 	}
 	defer file.Abort()
-	pass.Target, pass.BeforeCommit = dataset.Target{Kind: dataset.Discard}, nil
-	pass.Stages = []pipeline.Stage{stages.NewProbeSample(co.TextField, co.IDField, "meta.source", sampler)}
+	pass = pipeline.PassConfig(pass, []pipeline.Stage{stages.NewProbeSample(co.TextField, co.IDField, "meta.source", sampler)})
 	if _, err := runPipeline(ctx, pass, command); err != nil {
 		return err
 	}

@@ -239,9 +239,7 @@ func runMemorizeCanaries(ctx context.Context, o *MemorizeOptions, command []stri
 		return err
 	}
 	counted := stages.NewTextRowCount(o.TextField)
-	count := cfg
-	count.Target = dataset.Target{Kind: dataset.Discard}
-	count.Stages = []pipeline.Stage{counted}
+	count := pipeline.PassConfig(cfg, []pipeline.Stage{counted})
 	v := o.view(s)
 	if _, err := runWithProgress(ctx, count, command, s, v, "counting"); err != nil {
 		return err
